@@ -1,0 +1,307 @@
+//===- device.h - The MTIA device API kernels are written against -*- C++ -*-===//
+//
+// This header is the contract between code that runs on a PE (C++ generated
+// by the triton-mtia compiler, or an expert kernel written by hand) and the
+// simulated chip. It is the only header generated code includes, and it
+// depends on nothing but the C++ standard library, so clang can compile a
+// kernel without our build tree.
+//
+// Programming model (see docs/design.md):
+//  - A kernel body runs on the PE's RISC-V core once per program id. Its scalar
+//    code runs natively; every call below is a *command* the core issues to a
+//    fixed-function unit (FFU) through the command processor. Issue is
+//    asynchronous: the call returns once the command is queued.
+//  - FFUs work on tiles held in circular buffers (CBs) in the PE's local
+//    memory. A CB is a FIFO of bytes with a read and a write pointer.
+//      * Every command that *produces* a tile appends it to its destination CB
+//        (the write cursor advances by the tile's bytes at issue time; the
+//        command waits for free space and publishes the data when it
+//        completes).
+//      * Every command that *reads* a CB reads the front of the FIFO as it
+//        stands in program order, plus an optional element offset. It waits
+//        until the bytes it reads have been published.
+//      * `cb_pop` releases bytes at the front once every command issued
+//        before it that reads the CB has completed.
+//    Blocking is on real pointers, at simulated time; the core never polls.
+//  - Tensors in memory are addressed by plain 64-bit byte addresses (device
+//    memory is host memory in the simulator); a DMA outside every allocation
+//    registered for the launch is a fault.
+//
+// Calls dispatch through a function table in `Ctx`, so a kernel shared object
+// has no link-time dependency on the simulator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MTIA_DEVICE_H
+#define MTIA_DEVICE_H
+
+#include <cstdint>
+
+namespace mtia {
+
+/// Bumped whenever the layout of anything in this header changes; the
+/// runtime refuses kernels built against another version.
+constexpr uint32_t kDeviceAbiVersion = 1;
+
+constexpr int kMaxRank = 4;
+
+/// Element types of tiles and operands. I1 occupies one byte (0 or 1).
+enum class DType : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
+
+constexpr int dtypeSize(DType t) {
+  switch (t) {
+  case DType::I1:
+  case DType::I8:
+    return 1;
+  case DType::I16:
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::I32:
+  case DType::F32:
+    return 4;
+  case DType::I64:
+  case DType::F64:
+    return 8;
+  }
+  return 0;
+}
+
+constexpr bool dtypeIsFloat(DType t) {
+  return t == DType::F16 || t == DType::BF16 || t == DType::F32 ||
+         t == DType::F64;
+}
+
+/// SIMD Engine elementwise opcodes (the list lives in se_ops.def).
+enum class SeOp : uint16_t {
+#define MTIA_SE_OP(Name, Arity) Name,
+#include "mtia/se_ops.def"
+};
+
+/// SIMD Engine reductions (the list lives in se_reduce_ops.def).
+enum class ReduceOp : uint8_t {
+#define MTIA_SE_REDUCE(Name) Name,
+#include "mtia/se_reduce_ops.def"
+};
+
+/// Row-major tile shape, innermost dimension last. Rank 0 is a scalar tile.
+struct Shape {
+  int32_t rank = 0;
+  int64_t dim[kMaxRank] = {1, 1, 1, 1};
+
+  constexpr int64_t numElements() const {
+    int64_t n = 1;
+    for (int i = 0; i < rank; ++i)
+      n *= dim[i];
+    return n;
+  }
+};
+
+/// An N-D strided region of memory moved by one DMA command. The tile in
+/// local memory is dense with `shape`; only the leading `valid[d]` elements of
+/// each dimension move; the rest of the tile is padding.
+struct Box {
+  int32_t rank = 0;
+  int64_t shape[kMaxRank] = {1, 1, 1, 1};
+  int64_t stride[kMaxRank] = {0, 0, 0, 0}; ///< in elements, in memory
+  int64_t valid[kMaxRank] = {1, 1, 1, 1};
+};
+
+/// One input of an SE command: either a tile read from a CB through a strided
+/// view, or an immediate scalar from a core register.
+struct Operand {
+  enum class Kind : uint8_t { Cb, Imm };
+  Kind kind = Kind::Imm;
+  DType dtype = DType::F32;
+  int32_t cb = -1;
+  /// Cb: element offset from the front of the CB.
+  int64_t offset = 0;
+  /// Cb: element stride of the view for each dimension of the command's
+  /// iteration shape; 0 broadcasts along that dimension.
+  int64_t stride[kMaxRank] = {0, 0, 0, 0};
+  /// Imm: the value (integers in `i`, floats in `f`).
+  int64_t i = 0;
+  double f = 0.0;
+};
+
+/// Scalar kernel arguments, one 8-byte slot each: integers sign-extended in
+/// `i`, floats widened in `f`, pointers as byte addresses in `u`.
+union Arg {
+  int64_t i;
+  uint64_t u;
+  double f;
+};
+
+struct Ctx;
+
+/// The command set, implemented by the runtime. Kernels call the inline
+/// wrappers below, never this table directly.
+struct DeviceOps {
+  void (*dmaIn)(Ctx *, int32_t cb, DType, uint64_t addr, const Box *,
+                const Operand *pad);
+  void (*dmaOut)(Ctx *, int32_t cb, DType, uint64_t addr, const Box *);
+  void (*gatherIn)(Ctx *, int32_t cb, DType, const Shape *, int32_t addrCb,
+                   int32_t maskCb, const Operand *pad);
+  void (*scatterOut)(Ctx *, int32_t cb, DType, const Shape *, int32_t addrCb,
+                     int32_t maskCb);
+  void (*se)(Ctx *, SeOp, int32_t dstCb, DType, const Shape *,
+             const Operand *operands, int32_t numOperands);
+  void (*seReduce)(Ctx *, ReduceOp, int32_t dstCb, DType, const Shape *inShape,
+                   int32_t axis, const Operand *src);
+  void (*seIota)(Ctx *, int32_t dstCb, DType, int64_t length, int64_t start);
+  void (*cbPop)(Ctx *, int32_t cb, int64_t bytes);
+  int64_t (*readInt)(Ctx *, int32_t cb, DType, int64_t index);
+  double (*readFloat)(Ctx *, int32_t cb, DType, int64_t index);
+  void (*scalarCycles)(Ctx *, int64_t cycles);
+};
+
+/// What a kernel sees of the PE it runs on.
+struct Ctx {
+  const DeviceOps *ops;
+  void *impl;
+  int32_t programId[3];
+  int32_t numPrograms[3];
+};
+
+/// Static facts about a compiled kernel, exported by its shared object as
+/// `<kernel>_info` next to the entry point `<kernel>`.
+constexpr int kMaxCbs = 15;
+struct KernelInfo {
+  uint32_t abiVersion;
+  const char *name;
+  int32_t numArgs;
+  int32_t numCbs;
+  int64_t cbCapacity[kMaxCbs]; ///< bytes of local memory per CB
+};
+
+using KernelEntry = void (*)(Ctx *, const Arg *);
+
+//===----------------------------------------------------------------------===//
+// Operand builders
+//===----------------------------------------------------------------------===//
+
+/// The front tile of `cb`, dense row-major in `shape`.
+inline Operand tile(int32_t cb, DType t, const Shape &shape) {
+  Operand o;
+  o.kind = Operand::Kind::Cb;
+  o.dtype = t;
+  o.cb = cb;
+  int64_t s = 1;
+  for (int d = shape.rank - 1; d >= 0; --d) {
+    o.stride[d] = shape.dim[d] == 1 ? 0 : s;
+    s *= shape.dim[d];
+  }
+  return o;
+}
+
+/// A strided view of the front of `cb` (0 strides broadcast).
+inline Operand view(int32_t cb, DType t, int64_t s0 = 0, int64_t s1 = 0,
+                    int64_t s2 = 0, int64_t s3 = 0) {
+  Operand o;
+  o.kind = Operand::Kind::Cb;
+  o.dtype = t;
+  o.cb = cb;
+  o.stride[0] = s0;
+  o.stride[1] = s1;
+  o.stride[2] = s2;
+  o.stride[3] = s3;
+  return o;
+}
+
+inline Operand immInt(DType t, int64_t v) {
+  Operand o;
+  o.dtype = t;
+  o.i = v;
+  o.f = static_cast<double>(v);
+  return o;
+}
+
+inline Operand immFloat(DType t, double v) {
+  Operand o;
+  o.dtype = t;
+  o.f = v;
+  o.i = static_cast<int64_t>(v);
+  return o;
+}
+
+//===----------------------------------------------------------------------===//
+// Commands
+//===----------------------------------------------------------------------===//
+
+inline int32_t programId(Ctx *c, int axis) { return c->programId[axis]; }
+inline int32_t numPrograms(Ctx *c, int axis) { return c->numPrograms[axis]; }
+
+/// Fabric interface: memory -> a new tile at the back of `cb`.
+inline void dmaIn(Ctx *c, int32_t cb, DType t, uint64_t addr, const Box &box,
+                  const Operand &pad) {
+  c->ops->dmaIn(c, cb, t, addr, &box, &pad);
+}
+
+/// Fabric interface: the valid part of the front tile of `cb` -> memory.
+inline void dmaOut(Ctx *c, int32_t cb, DType t, uint64_t addr, const Box &box) {
+  c->ops->dmaOut(c, cb, t, addr, &box);
+}
+
+/// Fabric interface gather: element i comes from the byte address held in
+/// element i of the front I64 tile of `addrCb` (masked-off elements, where the
+/// front I1 tile of `maskCb` is 0, take `pad`; maskCb < 0 means no mask).
+inline void gatherIn(Ctx *c, int32_t cb, DType t, const Shape &s,
+                     int32_t addrCb, int32_t maskCb, const Operand &pad) {
+  c->ops->gatherIn(c, cb, t, &s, addrCb, maskCb, &pad);
+}
+
+/// Fabric interface scatter: the front tile of `cb` to per-element addresses.
+inline void scatterOut(Ctx *c, int32_t cb, DType t, const Shape &s,
+                       int32_t addrCb, int32_t maskCb) {
+  c->ops->scatterOut(c, cb, t, &s, addrCb, maskCb);
+}
+
+/// SIMD Engine elementwise command over `shape`; result appended to `dst`.
+inline void se(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s,
+               const Operand &a) {
+  c->ops->se(c, op, dst, t, &s, &a, 1);
+}
+inline void se(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s,
+               const Operand &a, const Operand &b) {
+  Operand v[2] = {a, b};
+  c->ops->se(c, op, dst, t, &s, v, 2);
+}
+inline void se(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s,
+               const Operand &a, const Operand &b, const Operand &d) {
+  Operand v[3] = {a, b, d};
+  c->ops->se(c, op, dst, t, &s, v, 3);
+}
+
+/// SIMD Engine reduction of `src` (viewed in `inShape`) along `axis`; the
+/// result (rank - 1) is appended to `dst`.
+inline void seReduce(Ctx *c, ReduceOp op, int32_t dst, DType t,
+                     const Shape &inShape, int32_t axis, const Operand &src) {
+  c->ops->seReduce(c, op, dst, t, &inShape, axis, &src);
+}
+
+/// SIMD Engine: appends the 1-D tile start, start+1, ... to `dst`.
+inline void seIota(Ctx *c, int32_t dst, DType t, int64_t length,
+                   int64_t start) {
+  c->ops->seIota(c, dst, t, length, start);
+}
+
+/// Command processor: release `bytes` at the front of `cb`.
+inline void cbPop(Ctx *c, int32_t cb, int64_t bytes) {
+  c->ops->cbPop(c, cb, bytes);
+}
+
+/// Core reads element `index` of the front of `cb` into a register; blocks
+/// the core until the data is published.
+inline int64_t readInt(Ctx *c, int32_t cb, DType t, int64_t index = 0) {
+  return c->ops->readInt(c, cb, t, index);
+}
+inline double readFloat(Ctx *c, int32_t cb, DType t, int64_t index = 0) {
+  return c->ops->readFloat(c, cb, t, index);
+}
+
+/// Charges the core for scalar instructions the native code stands for.
+inline void scalarCycles(Ctx *c, int64_t n) { c->ops->scalarCycles(c, n); }
+
+} // namespace mtia
+
+#endif // MTIA_DEVICE_H
