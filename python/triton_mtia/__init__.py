@@ -1,0 +1,55 @@
+"""triton-mtia: run Triton kernels on a simulated MTIA-2i.
+
+    import torch, triton, triton_mtia
+    triton_mtia.activate()               # opt in: make MTIA Triton's active driver
+    my_kernel[grid](x, y, out, n, BLOCK=1024)   # CPU tensors
+    print(triton_mtia.last_launch().cycles)
+
+See docs/python.md for the design.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .errors import CompilationError, KernelFault
+from .runtime import LaunchStats, TraceRecording, configure, last_launch, presets, simulator, trace
+from .settings import settings
+
+__all__ = [
+    "activate",
+    "deactivate",
+    "configure",
+    "simulator",
+    "presets",
+    "last_launch",
+    "trace",
+    "settings",
+    "LaunchStats",
+    "TraceRecording",
+    "CompilationError",
+    "KernelFault",
+]
+
+
+def activate():
+    """Makes the MTIA driver Triton's active driver for this process.
+
+    Kernels launched afterwards compile for MTIA and run on the simulator,
+    whatever other backends are installed. Returns the driver."""
+    from triton.runtime.driver import driver
+    from .backend import driver as mtia_driver
+    mtia_driver.set_opted_in(True)
+    driver.set_active(mtia_driver.instance())
+    return driver.active
+
+
+def deactivate():
+    """Undoes `activate()`: Triton resolves its default driver again on next use."""
+    from triton.runtime.driver import driver
+    from .backend import driver as mtia_driver
+    mtia_driver.set_opted_in(False)
+    # Peek at the set driver without resolving a default (which raises on a
+    # machine with no other backend).
+    if getattr(driver, "_active", None) is mtia_driver.instance():
+        driver.set_active(None)

@@ -1,0 +1,239 @@
+"""The driver half of the MTIA backend plugin: device queries and launches.
+
+Device memory is host memory: kernels run on CPU torch tensors, whose
+addresses go to the simulator as they are. Every launch names the memory
+regions the kernel may touch (the whole storage of each tensor argument);
+a DMA outside them is a `KernelFault`, not a crash.
+
+The driver is opt-in - `is_active()` is true only after
+`triton_mtia.activate()` or with TRITON_DEFAULT_BACKEND=mtia - so installing
+this package never changes which backend a GPU machine uses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Callable, List, Sequence, Tuple
+
+from triton import knobs
+from triton.backends.compiler import GPUTarget
+from triton.backends.driver import DriverBase
+
+from .. import runtime
+from .compiler import BACKEND_NAME
+
+#: Facts of the simulated chip that Triton's generic code asks the driver for.
+NUM_PES = 64
+LOCAL_MEMORY_BYTES = 384 * 1024
+
+_opted_in = False
+_instance = None
+
+
+def set_opted_in(value: bool) -> None:
+    """Called by `triton_mtia.activate()` / `deactivate()`."""
+    global _opted_in
+    _opted_in = value
+
+
+def instance() -> "MTIADriver":
+    """The process's one MTIADriver (so activating twice changes nothing)."""
+    global _instance
+    if _instance is None:
+        _instance = MTIADriver()
+    return _instance
+
+
+# ----------------------------------------------------------------------------
+# Argument conversion
+# ----------------------------------------------------------------------------
+
+_INT_TYPES = {"i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64"}
+_FLOAT_TYPES = {"fp16", "bf16", "fp32", "f32", "fp64"}
+
+
+def _arg_kinds(signature: Sequence[Any]) -> List[Any]:
+    """Maps each Triton signature entry to how its value reaches the kernel:
+    "p" pointer, "i" integer, "f" float, None (a constexpr: compiled in, no
+    slot), or a list for a tuple argument (its elements are flattened, the
+    way tt.func receives them)."""
+    kinds = []
+    for ty in signature:
+        if isinstance(ty, tuple):
+            kinds.append(_arg_kinds(ty))
+        elif ty == "constexpr":
+            kinds.append(None)
+        elif ty.startswith("*"):
+            kinds.append("p")
+        elif ty in _INT_TYPES:
+            kinds.append("i")
+        elif ty in _FLOAT_TYPES:
+            kinds.append("f")
+        else:
+            raise NotImplementedError(f"MTIA backend: kernel argument type '{ty}' is not supported yet "
+                                      "(host-side tensor descriptors need device support)")
+    return kinds
+
+
+def _storage_region(arg) -> Tuple[int, int]:
+    """(address, bytes) of the whole allocation behind a pointer argument."""
+    tensor = arg
+    if not hasattr(tensor, "untyped_storage") and hasattr(tensor, "base"):
+        tensor = tensor.base  # triton.reinterpret() wraps the tensor
+    if not hasattr(tensor, "untyped_storage"):
+        raise TypeError(f"MTIA backend: pointer argument of type {type(arg).__name__} is not a torch tensor; "
+                        "the simulator needs to know its allocation")
+    if tensor.device.type != "cpu":
+        raise ValueError(f"MTIA backend: tensors must live on the CPU (the simulated chip's memory is host "
+                         f"memory); got one on {tensor.device}")
+    storage = tensor.untyped_storage()
+    return storage.data_ptr(), storage.nbytes()
+
+
+def _to_int64(value) -> int:
+    """Two's-complement wrap to the signed 64-bit slot (u64 values >= 2**63)."""
+    v = int(value) & 0xFFFF_FFFF_FFFF_FFFF
+    return v - (1 << 64) if v >= (1 << 63) else v
+
+
+def _flatten_args(kinds, values, out_args: list, regions: dict) -> None:
+    for kind, value in zip(kinds, values):
+        if kind is None:
+            continue
+        if isinstance(kind, list):
+            _flatten_args(kind, value, out_args, regions)
+        elif kind == "p":
+            start, size = _storage_region(value)
+            regions[start] = max(size, regions.get(start, 0))
+            out_args.append(("p", int(value.data_ptr())))
+        elif kind == "i":
+            out_args.append(("i", _to_int64(value)))
+        else:
+            out_args.append(("f", float(value)))
+
+
+class MTIALauncher:
+    """Called by Triton for every launch of one compiled kernel."""
+
+    def __init__(self, src, metadata):
+        self.kernel_name = metadata.name
+        self.kinds = _arg_kinds(list(src.signature.values()))
+
+    def __call__(self, grid_x, grid_y, grid_z, stream, function, packed_metadata, launch_metadata,
+                 launch_enter_hook, launch_exit_hook, *args):
+        if grid_x * grid_y * grid_z <= 0:
+            return  # like the GPU launchers: an empty grid launches nothing
+        sim_args: list = []
+        regions: dict = {}
+        _flatten_args(self.kinds, args, sim_args, regions)
+        if launch_enter_hook is not None:
+            launch_enter_hook(launch_metadata)
+        runtime.launch(function, self.kernel_name, (grid_x, grid_y, grid_z), sim_args, sorted(regions.items()))
+        if launch_exit_hook is not None:
+            launch_exit_hook(launch_metadata)
+
+
+# ----------------------------------------------------------------------------
+# Utils and driver
+# ----------------------------------------------------------------------------
+
+
+class MTIAUtils:
+    """The `driver.utils` object Triton's CompiledKernel talks to."""
+
+    @staticmethod
+    def _so_cache_dir() -> Path:
+        return Path(knobs.cache.dir) / "mtia-so"
+
+    def load_binary(self, name, kernel: bytes, shared, device):
+        """Materialises the shared object as a file (the simulator dlopens a
+        path). Files are content-addressed so every process and kernel with
+        the same bytes share one. Returns (module, function, n_regs,
+        n_spills, n_max_threads) as Triton expects; `function` is the path."""
+        digest = hashlib.sha256(kernel).hexdigest()[:24]
+        directory = self._so_cache_dir()
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{name}-{digest}.so"
+        if not path.exists():
+            tmp = path.with_suffix(f".tmp.{os.getpid()}")
+            tmp.write_bytes(kernel)
+            os.replace(tmp, path)  # atomic against concurrent processes
+        return str(path), str(path), 0, 0, 1 << 30
+
+    def unload_module(self, module):
+        pass  # the simulator owns dlopen handles
+
+    def get_device_properties(self, device):
+        return {
+            "max_shared_mem": LOCAL_MEMORY_BYTES,
+            "multiprocessor_count": NUM_PES,
+            "max_num_regs": 0,
+            "warpSize": 1,
+        }
+
+
+def simulated_benchmarker(kernel_call: Callable, *, quantiles=None, return_mode="mean", **kwargs):
+    """Times `kernel_call` in simulated time (milliseconds), the way
+    `triton.testing.do_bench` does for GPUs. Simulation is deterministic, so
+    one call gives every quantile."""
+    before = runtime.simulated_seconds_total
+    kernel_call()
+    ms = (runtime.simulated_seconds_total - before) * 1e3
+    if quantiles is not None:
+        return [ms for _ in quantiles]
+    return [ms] if return_mode == "all" else ms
+
+
+class MTIADriver(DriverBase):
+
+    def __init__(self):
+        super().__init__()
+        self.utils = MTIAUtils()
+        self.launcher_cls = MTIALauncher
+
+    @classmethod
+    def is_active(cls):
+        return _opted_in or os.environ.get("TRITON_DEFAULT_BACKEND") == BACKEND_NAME
+
+    def map_python_to_cpp_type(self, ty: str) -> str:
+        # Every argument occupies one 8-byte mtia::Arg slot.
+        if ty.startswith("*"):
+            return "uint64_t"
+        if ty in _FLOAT_TYPES:
+            return "double"
+        if ty in _INT_TYPES:
+            return "int64_t"
+        raise NotImplementedError(f"MTIA backend: no C++ type for '{ty}'")
+
+    def get_current_target(self):
+        return GPUTarget(BACKEND_NAME, "mtia2i", 1)
+
+    def get_current_device(self):
+        return 0
+
+    def set_current_device(self, device):
+        if device != 0:
+            raise ValueError("the MTIA backend simulates one device (0)")
+
+    def get_current_stream(self, device=None):
+        return 0  # launches are synchronous
+
+    def get_active_torch_device(self):
+        import torch
+        return torch.device("cpu")
+
+    def get_device_interface(self):
+        import torch
+        return torch.cpu  # device memory is host memory
+
+    def get_benchmarker(self):
+        return simulated_benchmarker
+
+    def get_empty_cache_for_benchmark(self):
+        import torch
+        return torch.empty(0, dtype=torch.int8)
+
+    def clear_cache(self, cache):
+        pass  # host caches do not exist on the simulated chip's memory path

@@ -1,0 +1,5 @@
+"""Device-specific language modules of the MTIA backend.
+
+`libdevice` replaces `triton.language.extra.libdevice` for kernels compiled
+for MTIA (through `MTIABackend.get_module_map`).
+"""

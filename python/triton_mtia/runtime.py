@@ -1,0 +1,211 @@
+"""The process-wide simulated chip, launches on it, and their statistics.
+
+One `Simulator` (from the C++ extension `_mtia_sim`) serves every launch of
+the process; `configure()` replaces it. Each launch produces a `LaunchStats`;
+the latest is `last_launch()`.
+
+Traces are opt-in because writing one costs time: launches inside a
+`with trace():` block, or every launch while `settings.trace_launches` is
+set, record a Perfetto/Chrome trace that `LaunchStats.write_trace()` copies
+wherever the user wants it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import copy
+import itertools
+import os
+import shutil
+import tempfile
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from .settings import settings
+
+_simulator = None
+_last: Optional["LaunchStats"] = None
+_recordings: List["TraceRecording"] = []
+_trace_counter = itertools.count()
+_private_trace_dir: Optional[str] = None
+#: Totals over every launch of the process; the benchmarker reads deltas.
+launch_count = 0
+simulated_seconds_total = 0.0
+
+
+def _sim_module():
+    try:
+        from . import _mtia_sim
+    except ImportError as e:
+        raise ImportError("triton_mtia._mtia_sim (the simulator extension) is not built; "
+                          "run `pip install --no-build-isolation .` in the source tree") from e
+    return _mtia_sim
+
+
+def presets() -> Dict[str, dict]:
+    """Named simulator configurations (e.g. "mtia2i")."""
+    return _sim_module().presets()
+
+
+def _merge(base: dict, overrides: dict, where: str) -> dict:
+    """`base` with `overrides` applied recursively. Unknown keys are errors so
+    that a typo does not silently simulate the default chip."""
+    merged = copy.deepcopy(base)
+    for key, value in overrides.items():
+        if key not in merged:
+            raise KeyError(f"unknown simulator parameter '{where}.{key}'; known: {sorted(merged)}")
+        if isinstance(merged[key], dict) and isinstance(value, dict):
+            merged[key] = _merge(merged[key], value, f"{where}.{key}")
+        else:
+            merged[key] = value
+    return merged
+
+
+def configure(preset: Optional[str] = None, **overrides: Any):
+    """Replaces the process-wide simulator by one built from `preset`
+    (default: `settings.preset`) with `overrides` applied, e.g.
+    ``configure("mtia2i", timing_only=True)``. Returns the simulator."""
+    global _simulator
+    sim = _sim_module()
+    name = preset or settings.preset
+    table = sim.presets()
+    if name not in table:
+        raise ValueError(f"unknown simulator preset '{name}'; known: {sorted(table)}")
+    _simulator = sim.Simulator(_merge(table[name], overrides, name))
+    settings.preset = name
+    return _simulator
+
+
+def simulator():
+    """The process-wide simulator, made from `settings.preset` on first use."""
+    return _simulator if _simulator is not None else configure()
+
+
+@dataclass
+class LaunchStats:
+    """What one kernel launch did on the simulated chip."""
+
+    kernel: str
+    grid: Tuple[int, int, int]
+    #: Simulated cycles from launch to the end of the last program.
+    cycles: int
+    #: `cycles` at the configured clock.
+    seconds: float
+    #: Busy cycles per unit kind, summed over PEs (riscv, dma_in, dma_out, se, ...).
+    units: Dict[str, int]
+    pes_used: int
+    programs: int
+    #: The simulator's full statistics tree.
+    stats: Dict[str, Any]
+    _trace_file: Optional[str] = field(default=None, repr=False)
+
+    @property
+    def microseconds(self) -> float:
+        return self.seconds * 1e6
+
+    def utilization(self) -> Dict[str, float]:
+        """Busy fraction of each unit kind over the PEs the launch used:
+        busy / (cycles * pes_used)."""
+        denom = max(1, self.cycles * max(1, self.pes_used))
+        return {unit: busy / denom for unit, busy in self.units.items()}
+
+    @property
+    def has_trace(self) -> bool:
+        return self._trace_file is not None and os.path.isfile(self._trace_file)
+
+    def write_trace(self, path: str) -> str:
+        """Writes this launch's Perfetto/Chrome trace (JSON with traceEvents,
+        open it in ui.perfetto.dev) to `path`; returns `path`."""
+        if not self.has_trace:
+            raise RuntimeError(f"launch of {self.kernel} was not traced; launch it inside "
+                               "`with triton_mtia.trace():` or set triton_mtia.settings.trace_launches = True")
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, exist_ok=True)
+        shutil.copyfile(self._trace_file, path)
+        return path
+
+
+@dataclass
+class TraceRecording:
+    """The launches made inside one `trace()` block."""
+
+    launches: List[LaunchStats] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def trace(path: Optional[str] = None) -> Iterator[TraceRecording]:
+    """Records a trace of every launch in the block::
+
+        with triton_mtia.trace("softmax.json"):
+            softmax_kernel[grid](...)
+
+    On a normal exit the trace of the block's last launch is written to
+    `path` (if given); every launch's is available as
+    ``recording.launches[i].write_trace(...)``."""
+    recording = TraceRecording()
+    _recordings.append(recording)
+    try:
+        yield recording
+    finally:
+        _recordings.remove(recording)
+    if path is not None:
+        if not recording.launches:
+            raise RuntimeError("no kernel was launched inside triton_mtia.trace()")
+        recording.launches[-1].write_trace(path)
+
+
+def last_launch() -> Optional[LaunchStats]:
+    """Statistics of the most recent launch of the process (None before any)."""
+    return _last
+
+
+def _new_trace_path(kernel: str) -> Tuple[str, bool]:
+    """A fresh trace file path, and whether it is ours to delete."""
+    global _private_trace_dir
+    if settings.trace_dir:
+        os.makedirs(settings.trace_dir, exist_ok=True)
+        directory, private = settings.trace_dir, False
+    else:
+        if _private_trace_dir is None:
+            _private_trace_dir = tempfile.mkdtemp(prefix="triton-mtia-traces-")
+            atexit.register(shutil.rmtree, _private_trace_dir, True)
+        directory, private = _private_trace_dir, True
+    return os.path.join(directory, f"{next(_trace_counter):06d}-{kernel}.json"), private
+
+
+def _remove_quietly(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.remove(path)
+
+
+def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence[tuple],
+           regions: Sequence[Tuple[int, int]]) -> LaunchStats:
+    """Runs one launch on the process-wide simulator and records its stats.
+    `args` and `regions` follow the `Simulator.launch` contract."""
+    global _last, launch_count, simulated_seconds_total
+    trace_file, private = (None, False)
+    if _recordings or settings.trace_launches:
+        trace_file, private = _new_trace_path(kernel)
+    result = simulator().launch(so_path, kernel, tuple(grid), list(args), list(regions), trace_file)
+    stats = LaunchStats(
+        kernel=kernel,
+        grid=tuple(grid),
+        cycles=int(result["cycles"]),
+        seconds=float(result["seconds"]),
+        units=dict(result["units"]),
+        pes_used=int(result["pes_used"]),
+        programs=int(result["programs"]),
+        stats=result["stats"],
+        _trace_file=result.get("trace_path") or trace_file,
+    )
+    if private and stats._trace_file:
+        # A recorded trace lives as long as the LaunchStats that can write it out.
+        weakref.finalize(stats, _remove_quietly, stats._trace_file)
+    for recording in _recordings:
+        recording.launches.append(stats)
+    _last = stats
+    launch_count += 1
+    simulated_seconds_total += stats.seconds
+    return stats

@@ -1,0 +1,102 @@
+"""Every setting of the Python face, read in one place.
+
+Settings are plain attributes of the module-level ``settings`` object, so a
+program configures the backend in Python::
+
+    import triton_mtia
+    triton_mtia.settings.trace_launches = True
+
+A few environment variables override the *defaults* of tool locations (useful
+in CI or when testing a compiler build from another tree); nothing else reads
+the environment. Simulator parameters are not settings: they belong to the
+simulator and are changed with ``triton_mtia.configure()``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+#: Name of the compiler executable (contract (a) in docs/python.md).
+COMPILER_TOOL = "triton-mtia-compile"
+
+#: The package directory; CMake installs `_bin/`, `include/` and `_mtia_sim`
+#: into it (see the install() rules in runtime/ and compiler/).
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _source_root() -> Optional[Path]:
+    """The repository root when the package is used from a source checkout
+    (python/triton_mtia -> the root), else None."""
+    root = PACKAGE_DIR.parent.parent
+    return root if (root / "CMakeLists.txt").is_file() and (root / "compiler").is_dir() else None
+
+
+def _find_compiler() -> Optional[str]:
+    """The compiler executable: the installed copy, else the newest one in a
+    source tree's build directory, else whatever PATH has."""
+    installed = PACKAGE_DIR / "_bin" / COMPILER_TOOL
+    if installed.is_file():
+        return str(installed)
+    root = _source_root()
+    if root is not None:
+        built = [p for p in (root / "build").glob(f"*/compiler/**/{COMPILER_TOOL}") if p.is_file()]
+        if built:
+            return str(max(built, key=lambda p: p.stat().st_mtime))
+    return shutil.which(COMPILER_TOOL)
+
+
+def _find_include_dir() -> Optional[str]:
+    """The directory that holds `mtia/device.h`: the installed headers, else
+    the source tree's."""
+    candidates = [PACKAGE_DIR / "include"]
+    root = _source_root()
+    if root is not None:
+        candidates.append(root / "runtime" / "include")
+    for c in candidates:
+        if (c / "mtia" / "device.h").is_file():
+            return str(c)
+    return None
+
+
+@dataclass
+class Settings:
+    #: Path of `triton-mtia-compile`. Default: see `_find_compiler`.
+    compiler: Optional[str] = field(default_factory=lambda: os.environ.get("TRITON_MTIA_COMPILER") or _find_compiler())
+    #: The C++ compiler that turns generated C++ into a shared object.
+    cxx: str = field(default_factory=lambda: os.environ.get("TRITON_MTIA_CXX", "clang++-22"))
+    #: Flags for `cxx`; -fPIC/-shared/-I are always added.
+    cxx_flags: tuple = ("-std=c++17", "-O2")
+    #: Directory holding `mtia/device.h`.
+    include_dir: Optional[str] = field(default_factory=_find_include_dir)
+    #: Simulator preset used when the process-wide simulator is first made.
+    preset: str = "mtia2i"
+    #: Record a Perfetto/Chrome trace of every launch (slower; for one launch
+    #: use `triton_mtia.trace()` instead).
+    trace_launches: bool = False
+    #: Where recorded traces live until written out; None = a private
+    #: temporary directory removed at exit.
+    trace_dir: Optional[str] = None
+    #: Keep the temporary directory of a failed tool run so its command can
+    #: be re-run by hand (the error message prints it either way).
+    keep_failed_temps: bool = True
+
+    def require_compiler(self) -> str:
+        if not self.compiler or not os.path.isfile(self.compiler):
+            raise FileNotFoundError(
+                f"{COMPILER_TOOL} not found (looked in {PACKAGE_DIR / '_bin'}, the source tree's build/, "
+                f"and PATH). Build it with `pip install --no-build-isolation .` or point "
+                f"triton_mtia.settings.compiler (or TRITON_MTIA_COMPILER) at it.")
+        return self.compiler
+
+    def require_include_dir(self) -> str:
+        if not self.include_dir:
+            raise FileNotFoundError("mtia/device.h not found; set triton_mtia.settings.include_dir")
+        return self.include_dir
+
+
+settings = Settings()
+
