@@ -38,3 +38,15 @@ def get(name: str) -> Sample:
         if sample.name == name:
             return sample
     raise KeyError(f"no sample named {name!r}; have {[s.name for s in SAMPLES]}")
+
+
+def check(actual, expected):
+    """(passed, max |error|) under torch.testing.assert_close's default
+    tolerances for the dtype - the criterion the demo and tests use."""
+    import torch
+    max_err = (actual - expected).abs().max().item() if actual.numel() else 0.0
+    try:
+        torch.testing.assert_close(actual, expected)
+    except AssertionError:
+        return False, max_err
+    return True, max_err
