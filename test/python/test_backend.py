@@ -1,0 +1,138 @@
+"""Plugin registration, options, the libdevice mapping and the launcher's
+argument conversion. None of these need the compiler or the simulator."""
+
+import dataclasses
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+from triton._C.libtriton import ir
+from triton.backends import backends
+from triton.compiler.compiler import ASTSource, make_backend
+from triton.language.extra import libdevice
+
+from triton_mtia.backend import driver as mtia_driver
+from triton_mtia.backend.compiler import MTIABackend, MTIAOptions
+from triton_mtia.backend.driver import MTIADriver
+
+
+def test_entry_point_discovered():
+    assert "mtia" in backends
+    assert backends["mtia"].compiler is MTIABackend
+    assert backends["mtia"].driver is MTIADriver
+
+
+def _is_active_in_fresh_process(env_value, activate):
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_DEFAULT_BACKEND"}
+    if env_value is not None:
+        env["TRITON_DEFAULT_BACKEND"] = env_value
+    code = textwrap.dedent(f"""
+        from triton_mtia.backend.driver import MTIADriver
+        import triton_mtia
+        if {activate}:
+            triton_mtia.activate()
+        print(MTIADriver.is_active())
+    """)
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
+    return out.stdout.strip() == "True"
+
+
+def test_driver_is_opt_in():
+    assert not _is_active_in_fresh_process(None, activate=False)
+    assert _is_active_in_fresh_process(None, activate=True)
+    assert _is_active_in_fresh_process("mtia", activate=False)
+
+
+def test_activate_sets_triton_driver():
+    from triton.runtime.driver import driver
+    assert isinstance(driver.active, MTIADriver)
+    target = driver.active.get_current_target()
+    assert target.backend == "mtia" and MTIABackend.supports_target(target)
+    assert driver.active.get_active_torch_device() == torch.device("cpu")
+
+
+def test_parse_options():
+    backend = make_backend(MTIADriver().get_current_target())
+    opts = backend.parse_options({"num_warps": 8, "num_stages": 3, "debug": True, "not_an_option": 1})
+    assert isinstance(opts, MTIAOptions)
+    assert (opts.num_warps, opts.num_stages, opts.debug) == (8, 3, True)
+    assert not hasattr(opts, "not_an_option")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.num_warps = 1
+    assert opts.hash() == backend.parse_options({"num_warps": 8, "num_stages": 3, "debug": True}).hash()
+    assert opts.hash() != backend.parse_options({"num_warps": 8, "num_stages": 4, "debug": True}).hash()
+    # Every keyword Triton's JIT always passes must be a field, or launches raise.
+    for name in ("debug", "instrumentation_mode", "fpsan_homomorphic_casts", "num_warps", "num_ctas",
+                 "num_stages", "maxnreg", "ir_override", "enable_fp_fusion", "launch_cooperative_grid"):
+        assert name in MTIAOptions.__dataclass_fields__, name
+
+
+@triton.jit
+def libdevice_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets)
+    y = libdevice.exp(x) + libdevice.rsqrt(x) + libdevice.pow(x, x) + libdevice.tanh(x)
+    tl.store(out_ptr + offsets, y)
+
+
+def _ttir(kernel, signature, constexprs):
+    """Runs the frontend and our "ttir" stage only, no tools."""
+    target = MTIADriver().get_current_target()
+    backend = make_backend(target)
+    options = backend.parse_options({})
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    src = ASTSource(kernel, signature, constexprs)
+    module = src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
+                         context)
+    return str(backend.make_ttir(module, {}, options))
+
+
+def test_libdevice_maps_to_reserved_symbols():
+    ttir = _ttir(libdevice_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "BLOCK": "constexpr"}, {"BLOCK": 64})
+    for fn in ("exp", "rsqrt", "pow", "tanh"):
+        assert f'symbol = "__mtia_{fn}"' in ttir, fn
+    assert "__nv_" not in ttir
+
+
+def test_unimplemented_libdevice_function_is_named():
+    from triton_mtia.language import libdevice as mtia_libdevice
+    with pytest.raises(AttributeError, match="libdevice.cyl_bessel_i0 is not implemented by the MTIA backend"):
+        mtia_libdevice.cyl_bessel_i0
+
+
+# ----------------------------------------------------------------------------- launcher
+
+
+def test_argument_conversion():
+    base = torch.zeros(100)
+    view = base[10:20]
+    kinds = mtia_driver._arg_kinds(["*fp32", "*fp32", "i32", "u64", "fp16", "constexpr", ("i64", "fp32")])
+    args, regions = [], {}
+    mtia_driver._flatten_args(kinds, [base, view, -3, 2**64 - 1, 0.5, 128, (7, 1.5)], args, regions)
+    assert args == [("p", base.data_ptr()), ("p", view.data_ptr()), ("i", -3), ("i", -1), ("f", 0.5), ("i", 7),
+                    ("f", 1.5)]
+    # Both pointers share one allocation: one region, the whole storage.
+    assert regions == {base.data_ptr(): 400}
+
+
+def test_non_cpu_tensor_is_rejected():
+    kinds = mtia_driver._arg_kinds(["*fp32"])
+    with pytest.raises(ValueError, match="CPU"):
+        mtia_driver._flatten_args(kinds, [torch.empty(4, device="meta")], [], {})
+
+
+def test_tensor_descriptor_arguments_are_refused_clearly():
+    with pytest.raises(NotImplementedError, match="tensordesc"):
+        mtia_driver._arg_kinds(["tensordesc<fp32[16, 16]>"])
+
+
+def test_simulated_benchmarker_returns_quantiles():
+    bench = MTIADriver().get_benchmarker()
+    assert bench(lambda: None, quantiles=[0.5, 0.2, 0.8]) == [0.0, 0.0, 0.0]

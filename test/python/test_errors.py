@@ -1,0 +1,78 @@
+"""What users see when the compiler rejects a kernel or the chip faults."""
+
+import inspect
+import os
+import stat
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+import triton_mtia
+
+
+@triton.jit
+def ptx_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets)
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.int32, is_pure=True, pack=1)
+    tl.store(out_ptr + offsets, y)
+
+
+def _line_of(fn, needle):
+    lines, first = inspect.getsourcelines(fn.fn)
+    return first + next(i for i, line in enumerate(lines) if needle in line)
+
+
+def test_inline_asm_names_construct_and_line():
+    x = torch.arange(128, dtype=torch.int32)
+    with pytest.raises(triton_mtia.CompilationError) as info:
+        ptx_kernel[(1, )](x, torch.empty_like(x), BLOCK=128)
+    message = str(info.value)
+    assert "inline_asm" in message
+    assert f"{os.path.basename(__file__)}:{_line_of(ptx_kernel, 'inline_asm_elementwise')}" in message
+    assert "Reproduce with" in message and "triton-mtia-compile" in message
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
+
+
+def test_compiler_failure_reports_diagnostics_and_command(tmp_path, monkeypatch):
+    # A stand-in compiler that fails the way the contract says the real one does.
+    tool = tmp_path / "triton-mtia-compile"
+    tool.write_text("#!/bin/sh\necho 'k.py:3:7: error: tt.frobnicate is not supported' >&2\nexit 1\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setattr(triton_mtia.settings, "compiler", str(tool))
+
+    @triton.jit
+    def failing_kernel(x_ptr, BLOCK: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+
+    with pytest.raises(triton_mtia.CompilationError) as info:
+        failing_kernel[(1, )](torch.empty(16), BLOCK=16)
+    err = info.value
+    assert err.stage == "cpp" and err.returncode == 1
+    assert "k.py:3:7: error: tt.frobnicate is not supported" in str(err)
+    assert str(tool) in str(err) and "failing_kernel.ttir" in str(err)
+    # The command is runnable as printed: its input was kept.
+    assert os.path.isfile(err.command[1])
+
+
+def test_out_of_bounds_faults_and_process_survives():
+    x = torch.randn(1000)
+    out = torch.empty(1000)
+    with pytest.raises(triton_mtia.KernelFault) as info:
+        # n lies about the size: programs past the end read outside x's storage.
+        copy_kernel[(64, )](x, out, 64 * 256, BLOCK=256)
+    fault = info.value
+    assert isinstance(fault, RuntimeError)
+    for attribute in ("kind", "pe", "unit", "cb", "command"):
+        assert hasattr(fault, attribute)
+
+    # The simulator is still usable after a fault.
+    copy_kernel[(4, )](x, out, 1000, BLOCK=256)
+    torch.testing.assert_close(out, x)

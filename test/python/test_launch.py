@@ -1,0 +1,75 @@
+"""Launch statistics, determinism and traces."""
+
+import json
+
+import pytest
+import torch
+
+import triton_mtia
+from triton_mtia.samples import vector_add
+
+
+def _launch(gen, n=5000):
+    x, y = torch.randn(n, generator=gen), torch.randn(n, generator=gen)
+    vector_add.run_triton(x, y)
+    return triton_mtia.last_launch()
+
+
+def test_last_launch_fields(gen):
+    stats = _launch(gen)
+    assert isinstance(stats, triton_mtia.LaunchStats)
+    assert stats.kernel == "add_kernel"
+    assert stats.grid == (5, 1, 1) and stats.programs == 5
+    assert isinstance(stats.cycles, int) and stats.cycles > 0
+    assert stats.seconds > 0 and stats.microseconds == pytest.approx(stats.seconds * 1e6)
+    assert {"riscv", "dma_in", "dma_out", "se"} <= set(stats.units)
+    assert 1 <= stats.pes_used <= 64
+    assert isinstance(stats.stats, dict)
+    for unit, fraction in stats.utilization().items():
+        assert 0.0 <= fraction <= 1.0, unit
+
+
+def test_same_launch_same_cycles(gen):
+    x, y = torch.randn(77_777, generator=gen), torch.randn(77_777, generator=gen)
+    vector_add.run_triton(x, y)
+    first = triton_mtia.last_launch()
+    vector_add.run_triton(x, y)
+    second = triton_mtia.last_launch()
+    assert first is not second
+    assert first.cycles == second.cycles
+    assert first.units == second.units
+
+
+def test_trace_written(gen, tmp_path):
+    path = tmp_path / "add.json"
+    with triton_mtia.trace(str(path)) as recording:
+        _launch(gen)
+    assert len(recording.launches) == 1
+    doc = json.loads(path.read_text())
+    assert isinstance(doc["traceEvents"], list) and doc["traceEvents"]
+    # The same trace can be written again, anywhere, from the stats.
+    again = recording.launches[0].write_trace(str(tmp_path / "sub" / "again.json"))
+    assert json.loads(open(again).read()) == doc
+
+
+def test_untraced_launch_cannot_write_trace(gen, tmp_path):
+    stats = _launch(gen)
+    assert not stats.has_trace
+    with pytest.raises(RuntimeError, match="trace"):
+        stats.write_trace(str(tmp_path / "x.json"))
+
+
+def test_trace_launches_setting(gen, tmp_path, monkeypatch):
+    monkeypatch.setattr(triton_mtia.settings, "trace_launches", True)
+    assert _launch(gen).has_trace
+
+
+def test_configure_rejects_unknown_parameter():
+    with pytest.raises(KeyError, match="no_such_parameter"):
+        triton_mtia.configure(no_such_parameter=1)
+    with pytest.raises(ValueError, match="preset"):
+        triton_mtia.configure("no-such-preset")
+
+
+def test_presets_have_the_default():
+    assert triton_mtia.settings.preset in triton_mtia.presets()
