@@ -120,9 +120,6 @@ class MTIABackend(BaseBackend):
     def supports_target(target: GPUTarget):
         return target.backend == BACKEND_NAME
 
-    def __init__(self, target: GPUTarget) -> None:
-        super().__init__(target)
-
     def hash(self) -> str:
         """Changes whenever something that shapes the generated code changes:
         the compiler binary, the device headers, or the C++ flags."""
