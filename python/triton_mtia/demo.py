@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     triton_mtia.activate()
     triton_mtia.simulator()  # made now, so a missing extension fails before any compile
     print(f"triton-mtia {triton_mtia.__version__}: simulator preset '{triton_mtia.settings.preset}'")
-    print(f"compiler: {triton_mtia.settings.compiler}")
+    print(f"compiler: {triton_mtia.settings.compiler_path()}")
 
     total = len(samples.SAMPLES)
     passed = sum(run_sample(s, i, total, out_dir) for i, s in enumerate(samples.SAMPLES, 1))

@@ -43,7 +43,8 @@ def _find_compiler() -> Optional[str]:
         return str(installed)
     root = _source_root()
     if root is not None:
-        built = [p for p in (root / "build").glob(f"*/compiler/**/{COMPILER_TOOL}") if p.is_file()]
+        patterns = [f"build/*/bin/{COMPILER_TOOL}", f"build/*/compiler/tools/{COMPILER_TOOL}/{COMPILER_TOOL}"]
+        built = [p for pattern in patterns for p in root.glob(pattern) if p.is_file()]
         if built:
             return str(max(built, key=lambda p: p.stat().st_mtime))
     return shutil.which(COMPILER_TOOL)
@@ -64,8 +65,9 @@ def _find_include_dir() -> Optional[str]:
 
 @dataclass
 class Settings:
-    #: Path of `triton-mtia-compile`. Default: see `_find_compiler`.
-    compiler: Optional[str] = field(default_factory=lambda: os.environ.get("TRITON_MTIA_COMPILER") or _find_compiler())
+    #: Path of `triton-mtia-compile`; None finds it (see `_find_compiler`)
+    #: when first needed, so a tool built after import is still found.
+    compiler: Optional[str] = field(default_factory=lambda: os.environ.get("TRITON_MTIA_COMPILER"))
     #: The C++ compiler that turns generated C++ into a shared object.
     cxx: str = field(default_factory=lambda: os.environ.get("TRITON_MTIA_CXX", "clang++-22"))
     #: Flags for `cxx`; -fPIC/-shared/-I are always added.
@@ -84,13 +86,20 @@ class Settings:
     #: be re-run by hand (the error message prints it either way).
     keep_failed_temps: bool = True
 
+    def compiler_path(self) -> Optional[str]:
+        """The compiler to run, or None if there is none."""
+        if self.compiler is None:
+            self.compiler = _find_compiler()
+        return self.compiler
+
     def require_compiler(self) -> str:
-        if not self.compiler or not os.path.isfile(self.compiler):
+        path = self.compiler_path()
+        if not path or not os.path.isfile(path):
             raise FileNotFoundError(
                 f"{COMPILER_TOOL} not found (looked in {PACKAGE_DIR / '_bin'}, the source tree's build/, "
                 f"and PATH). Build it with `pip install --no-build-isolation .` or point "
                 f"triton_mtia.settings.compiler (or TRITON_MTIA_COMPILER) at it.")
-        return self.compiler
+        return path
 
     def require_include_dir(self) -> str:
         if not self.include_dir:

@@ -126,7 +126,8 @@ class MTIABackend(BaseBackend):
         from .. import __version__
         include = settings.include_dir
         headers = sorted(Path(include, "mtia").glob("*")) if include else []
-        parts = [__version__, str(self.target.arch), _digest(settings.compiler), settings.cxx, *settings.cxx_flags]
+        parts = [__version__, str(self.target.arch), _digest(settings.compiler_path()), settings.cxx,
+                 *settings.cxx_flags]
         parts += [f"{h.name}:{_digest(str(h))}" for h in headers]
         return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
