@@ -97,8 +97,8 @@ class LaunchStats:
     units: Dict[str, int]
     pes_used: int
     programs: int
-    #: The simulator's full statistics tree.
-    stats: Dict[str, Any]
+    #: The simulator's full statistics tree (large: left out of repr()).
+    stats: Dict[str, Any] = field(repr=False)
     _trace_file: Optional[str] = field(default=None, repr=False)
 
     @property
