@@ -1,11 +1,13 @@
 //===- triton-mtia-opt.cpp - The compiler's mlir-opt ----------------------===//
 //
 // Parses, verifies, transforms and prints IR of our dialects; the driver of
-// the lit tests.
+// the lit tests. `--mtia-to-cpp` prints the C++ a module translates to.
 //
 //===----------------------------------------------------------------------===//
 
-#include "triton-mtia/Dialect/TT/IR/TTDialect.h"
+#include "triton-mtia/Conversion/Passes.h"
+#include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+#include "triton-mtia/Target/Cpp/MTIAToCpp.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -13,10 +15,13 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  mlir::triton_mtia::registerTritonMTIAConversionPasses();
+  mlir::triton_mtia::mtia::registerTritonMTIATransformsPasses();
   mlir::DialectRegistry registry;
-  registry.insert<mlir::triton_mtia::tt::TTDialect, mlir::arith::ArithDialect,
-                  mlir::math::MathDialect, mlir::scf::SCFDialect,
-                  mlir::cf::ControlFlowDialect>();
+  registry.insert<mlir::triton_mtia::tt::TTDialect,
+                  mlir::triton_mtia::mtia::MTIADialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "triton-mtia optimizer driver\n", registry));
 }

@@ -1,0 +1,31 @@
+//===- Passes.td - Conversions between our dialects --------*- tablegen -*-===//
+
+#ifndef TRITON_MTIA_CONVERSION_PASSES
+#define TRITON_MTIA_CONVERSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTTToMTIA : Pass<"convert-tt-to-mtia", "::mlir::ModuleOp"> {
+  let summary = "Lower Triton IR to commands on circular buffers";
+  let description = [{
+    Turns each `tt.func` into a `func.func` whose body is scalar code for the
+    PE's RISC-V core plus `mtia` commands:
+
+    * structured tensor-of-pointer loads and stores (base + affine offsets,
+      masks that bound a leading box) become N-D strided DMAs whose masks are
+      effective extents; anything else becomes a gather or scatter over a
+      materialized address tile;
+    * elementwise math, reductions and index tensors that are needed as data
+      run on the SIMD engine;
+    * every tile value gets its own virtual circular buffer; the command
+      after its last use pops it. Loop-carried tensors live in one CB that
+      holds the current and the next iteration's tile.
+
+    Ops the backend cannot run yet are errors at their source location.
+  }];
+  let dependentDialects = ["::mlir::triton_mtia::mtia::MTIADialect",
+                           "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect", "::mlir::scf::SCFDialect"];
+}
+
+#endif // TRITON_MTIA_CONVERSION_PASSES

@@ -1,0 +1,40 @@
+//===- MTIADialect.h - The mtia command dialect -----------------*- C++ -*-===//
+
+#ifndef TRITON_MTIA_DIALECT_MTIA_IR_MTIADIALECT_H
+#define TRITON_MTIA_DIALECT_MTIA_IR_MTIADIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "triton-mtia/Dialect/MTIA/IR/MTIADialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "triton-mtia/Dialect/MTIA/IR/MTIAAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "triton-mtia/Dialect/MTIA/IR/MTIAOps.h.inc"
+
+namespace mlir::triton_mtia::mtia {
+/// Name of the function attribute holding the capacity in bytes of each
+/// physical CB (set by mtia-assign-cbs).
+inline constexpr llvm::StringLiteral kCbCapacityAttr = "mtia.cb_capacity";
+/// Bytes of one element of `type` in local memory (i1 takes one byte).
+int64_t elementBytes(Type type);
+/// Whether `name` is an opcode of se_ops.def; sets `arity` if so.
+bool lookupSeOpcode(llvm::StringRef name, int &arity);
+/// Whether `name` is a reduction of se_reduce_ops.def.
+bool isSeReduceKind(llvm::StringRef name);
+/// The CB ids an op reads and the one it appends a tile to (or -1).
+struct CbUses {
+  llvm::SmallVector<int64_t, 4> reads;
+  int64_t writes = -1;
+};
+CbUses getCbUses(Operation *op);
+/// Rewrites every CB id of `op` through `map`.
+void remapCbs(Operation *op, llvm::function_ref<int64_t(int64_t)> map);
+} // namespace mlir::triton_mtia::mtia
+
+#endif // TRITON_MTIA_DIALECT_MTIA_IR_MTIADIALECT_H

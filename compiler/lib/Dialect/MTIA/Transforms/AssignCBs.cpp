@@ -1,0 +1,165 @@
+//===- AssignCBs.cpp - Virtual to physical circular buffers ---------------===//
+//
+// After tt-to-mtia every tile value has a CB of its own. A PE has 15. This
+// pass computes each virtual CB's live range over the kernel in program
+// order, colours the ranges onto physical CBs (ranges that do not overlap
+// can share a FIFO, since each is drained before the next is filled), and
+// sizes each physical CB.
+//
+//===----------------------------------------------------------------------===//
+
+#include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::triton_mtia::mtia {
+#define GEN_PASS_DEF_MTIAASSIGNCBS
+#include "triton-mtia/Dialect/MTIA/Transforms/Passes.h.inc"
+} // namespace mlir::triton_mtia::mtia
+
+using namespace mlir;
+using namespace mlir::triton_mtia::mtia;
+
+namespace {
+
+struct LiveRange {
+  int64_t start = INT64_MAX, end = -1;
+  int64_t tileBytes = 0;   ///< largest tile appended
+  int64_t outstanding = 0; ///< bytes pushed and not yet popped, in program order
+  int64_t peak = 0;        ///< most outstanding bytes at any point
+};
+
+/// Bytes of the tile an op appends to its destination CB.
+int64_t producedBytes(Operation *op) {
+  auto shape = op->getAttrOfType<DenseI64ArrayAttr>("shape");
+  auto elemType = op->getAttrOfType<TypeAttr>("elemType");
+  if (auto iota = dyn_cast<SeIotaOp>(op))
+    return iota.getLength() * elementBytes(iota.getElemType());
+  int64_t n = 1;
+  ArrayRef<int64_t> dims = shape.asArrayRef();
+  if (auto reduce = dyn_cast<SeReduceOp>(op)) {
+    SmallVector<int64_t> out(dims);
+    out.erase(out.begin() + reduce.getAxis());
+    for (int64_t d : out)
+      n *= d;
+    return n * elementBytes(elemType.getValue());
+  }
+  for (int64_t d : dims)
+    n *= d;
+  return n * elementBytes(elemType.getValue());
+}
+
+struct MTIAAssignCBs
+    : public mlir::triton_mtia::mtia::impl::MTIAAssignCBsBase<MTIAAssignCBs> {
+  using MTIAAssignCBsBase::MTIAAssignCBsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    DenseMap<int64_t, LiveRange> ranges;
+    SmallVector<std::pair<int64_t, int64_t>> loops; // [first, last] op index
+    int64_t index = 0;
+
+    // Number ops in program order; a loop covers the indices of its body.
+    std::function<void(Block &)> visit = [&](Block &block) {
+      for (Operation &op : block) {
+        int64_t here = index++;
+        CbUses uses = getCbUses(&op);
+        auto touch = [&](int64_t cb) {
+          LiveRange &r = ranges[cb];
+          r.start = std::min(r.start, here);
+          r.end = std::max(r.end, here);
+        };
+        for (int64_t cb : uses.reads)
+          touch(cb);
+        if (uses.writes >= 0) {
+          touch(uses.writes);
+          LiveRange &r = ranges[uses.writes];
+          int64_t bytes = producedBytes(&op);
+          r.tileBytes = std::max(r.tileBytes, bytes);
+          r.outstanding += bytes;
+          r.peak = std::max(r.peak, r.outstanding);
+        }
+        if (auto pop = dyn_cast<CbPopOp>(op))
+          ranges[pop.getCb()].outstanding -= pop.getBytes();
+        for (Region &region : op.getRegions())
+          for (Block &inner : region)
+            visit(inner);
+        if (isa<scf::ForOp, scf::WhileOp>(op))
+          loops.push_back({here, index - 1});
+      }
+    };
+    visit(func.getBody().front());
+
+    // A range that reaches into a loop from outside is live for the whole
+    // loop: every iteration reads it.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto &[cb, r] : ranges)
+        for (auto [first, last] : loops) {
+          bool overlaps = r.start <= last && r.end >= first;
+          bool inside = r.start >= first && r.end <= last;
+          if (overlaps && !inside &&
+              (r.start > first || r.end < last)) {
+            r.start = std::min(r.start, first);
+            r.end = std::max(r.end, last);
+            changed = true;
+          }
+        }
+    }
+
+    // Greedy interval colouring in order of start.
+    SmallVector<int64_t> order;
+    for (auto &[cb, r] : ranges)
+      order.push_back(cb);
+    llvm::sort(order, [&](int64_t a, int64_t b) {
+      return std::make_pair(ranges[a].start, a) < std::make_pair(ranges[b].start, b);
+    });
+    SmallVector<int64_t> physEnd, physBytes;
+    DenseMap<int64_t, int64_t> assignment;
+    for (int64_t cb : order) {
+      LiveRange &r = ranges[cb];
+      int64_t chosen = -1;
+      for (size_t p = 0; p < physEnd.size(); ++p)
+        if (physEnd[p] < r.start) {
+          chosen = p;
+          break;
+        }
+      if (chosen < 0) {
+        chosen = physEnd.size();
+        physEnd.push_back(-1);
+        physBytes.push_back(0);
+      }
+      physEnd[chosen] = r.end;
+      physBytes[chosen] = std::max(physBytes[chosen], std::max(r.peak, r.tileBytes));
+      assignment[cb] = chosen;
+    }
+    if (static_cast<int64_t>(physEnd.size()) > numCbs) {
+      func.emitError() << "kernel needs " << physEnd.size()
+                       << " circular buffers live at once; an MTIA PE has "
+                       << numCbs.getValue() << " (split the kernel or use smaller blocks)";
+      return signalPassFailure();
+    }
+
+    // Double-buffer when local memory allows.
+    int64_t total = 0;
+    for (int64_t bytes : physBytes)
+      total += bytes;
+    if (total > localMemoryBytes) {
+      func.emitError() << "kernel needs " << total
+                       << " bytes of local memory for its tiles; an MTIA PE has "
+                       << localMemoryBytes.getValue() << " (use smaller blocks)";
+      return signalPassFailure();
+    }
+    int64_t multiplier = 2 * total <= localMemoryBytes ? 2 : 1;
+    SmallVector<int64_t> capacity;
+    for (int64_t bytes : physBytes)
+      capacity.push_back(bytes * multiplier);
+
+    func.walk([&](Operation *op) {
+      remapCbs(op, [&](int64_t cb) { return assignment.lookup(cb); });
+    });
+    func->setAttr(kCbCapacityAttr, DenseI64ArrayAttr::get(&getContext(), capacity));
+  }
+};
+
+} // namespace

@@ -1,0 +1,566 @@
+//===- MTIAToCpp.cpp - Emit kernels as human-readable C++ -----------------===//
+//
+// The emitter prints one C++ statement per op. Values are named after the
+// Triton variables they come from (the name locations Triton attaches), and
+// constants are inlined, so the output reads like the kernel it came from.
+// Arithmetic is 2's-complement wrapping like Triton's: kernels are compiled
+// with -fwrapv.
+//
+//===----------------------------------------------------------------------===//
+
+#include "triton-mtia/Target/Cpp/MTIAToCpp.h"
+
+#include "triton-mtia/Dialect/MTIA/IR/MTIADialect.h"
+#include "triton-mtia/Support/SourceLocation.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace mlir::triton_mtia;
+namespace mtia = mlir::triton_mtia::mtia;
+
+namespace {
+
+/// The C++ type of a scalar.
+std::string cppType(Type type) {
+  if (type.isInteger(1))
+    return "bool";
+  if (type.isIndex())
+    return "int64_t";
+  if (auto i = dyn_cast<IntegerType>(type))
+    return "int" + std::to_string(std::max(8u, llvm::PowerOf2Ceil(i.getWidth()) > 64 ? 64u : (unsigned)llvm::PowerOf2Ceil(i.getWidth()))) + "_t";
+  if (type.isF16())
+    return "_Float16";
+  if (type.isBF16())
+    return "__bf16";
+  if (type.isF32())
+    return "float";
+  if (type.isF64())
+    return "double";
+  return "";
+}
+
+std::string unsignedType(Type type) {
+  std::string s = cppType(type);
+  if (s == "bool")
+    return s;
+  return "u" + s;
+}
+
+/// The device-API dtype of a tile element type.
+std::string dtypeName(Type type) {
+  if (type.isInteger(1))
+    return "DType::I1";
+  if (auto i = dyn_cast<IntegerType>(type))
+    return "DType::I" + std::to_string(i.getWidth());
+  if (type.isF16())
+    return "DType::F16";
+  if (type.isBF16())
+    return "DType::BF16";
+  if (type.isF32())
+    return "DType::F32";
+  if (type.isF64())
+    return "DType::F64";
+  return "DType::/*unsupported*/";
+}
+
+/// The variable name Triton gave a value, if any.
+std::string nameHint(Location loc) {
+  std::string name;
+  loc->walk([&](Location inner) {
+    if (auto named = dyn_cast<NameLoc>(inner)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  std::string clean;
+  for (char c : name)
+    clean += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (!clean.empty() && std::isdigit(static_cast<unsigned char>(clean[0])))
+    clean = "v" + clean;
+  return clean;
+}
+
+class CppEmitter {
+public:
+  CppEmitter(raw_ostream &os) : os(os) {}
+  LogicalResult emitKernel(func::FuncOp func);
+
+private:
+  LogicalResult emitBlock(Block &block);
+  LogicalResult emitOp(Operation &op);
+  LogicalResult emitMtia(Operation &op);
+  LogicalResult emitArith(Operation &op);
+  LogicalResult emitFor(scf::ForOp op);
+  LogicalResult emitIf(scf::IfOp op);
+
+  std::string name(Value v);
+  std::string declare(Value v);
+  std::string shapeLiteral(ArrayRef<int64_t> shape);
+  std::string viewLiteral(mtia::ViewAttr view);
+  std::string immLiteral(Value v);
+  void sourceComment(Location loc);
+  raw_ostream &line() { return os.indent(indent); }
+
+  raw_ostream &os;
+  unsigned indent = 2;
+  DenseMap<Value, std::string> names;
+  llvm::StringMap<unsigned> used;
+  llvm::StringMap<std::vector<std::string>> sourceFiles;
+  std::string lastSource;
+};
+
+std::string CppEmitter::name(Value v) {
+  auto it = names.find(v);
+  if (it != names.end())
+    return it->second;
+  return "/*undefined*/";
+}
+
+/// Picks a fresh variable name for `v`.
+std::string CppEmitter::declare(Value v) {
+  std::string base = nameHint(v.getLoc());
+  if (base.empty())
+    base = "v";
+  unsigned &count = used[base];
+  std::string n = count == 0 && base != "v" ? base : base + "_" + std::to_string(count);
+  ++count;
+  names[v] = n;
+  return n;
+}
+
+std::string CppEmitter::shapeLiteral(ArrayRef<int64_t> shape) {
+  std::string s = "Shape{" + std::to_string(shape.size()) + ", {";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + "}}";
+}
+
+std::string CppEmitter::viewLiteral(mtia::ViewAttr view) {
+  std::string s = "view(" + std::to_string(view.getCb()) + ", " +
+                  dtypeName(view.getElemType());
+  for (int64_t stride : view.getStrides())
+    s += ", " + std::to_string(stride);
+  return s + ")";
+}
+
+std::string CppEmitter::immLiteral(Value v) {
+  Type t = v.getType();
+  if (isa<FloatType>(t))
+    return "immFloat(" + dtypeName(t) + ", " + name(v) + ")";
+  return "immInt(" + dtypeName(t) + ", " + name(v) + ")";
+}
+
+/// Emits `// file:line: <source text>` when the source line changes.
+void CppEmitter::sourceComment(Location loc) {
+  auto flc = getSourceLoc(loc);
+  if (!flc)
+    return;
+  std::string file = flc->getFilename().str();
+  unsigned lineNo = flc->getLine();
+  std::string key = file + ":" + std::to_string(lineNo);
+  if (key == lastSource)
+    return;
+  lastSource = key;
+  auto it = sourceFiles.find(file);
+  if (it == sourceFiles.end()) {
+    std::vector<std::string> lines;
+    if (auto buf = llvm::MemoryBuffer::getFile(file)) {
+      StringRef text = (*buf)->getBuffer();
+      SmallVector<StringRef> split;
+      text.split(split, '\n');
+      for (StringRef l : split)
+        lines.push_back(l.str());
+    }
+    it = sourceFiles.insert({file, std::move(lines)}).first;
+  }
+  StringRef shortName = llvm::sys::path::filename(file);
+  line() << "// " << shortName << ":" << lineNo;
+  if (lineNo >= 1 && lineNo <= it->second.size())
+    os << ": " << StringRef(it->second[lineNo - 1]).trim();
+  os << "\n";
+}
+
+LogicalResult CppEmitter::emitKernel(func::FuncOp func) {
+  std::string kernel = func.getName().str();
+  auto capacity = func->getAttrOfType<DenseI64ArrayAttr>(mtia::kCbCapacityAttr);
+  if (!capacity)
+    return func.emitError("CBs are not assigned (run mtia-assign-cbs)");
+  os << "extern \"C\" const KernelInfo " << kernel << "_info = {\n"
+     << "    kDeviceAbiVersion, \"" << kernel << "\", /*numArgs=*/"
+     << func.getNumArguments() << ", /*numCbs=*/" << capacity.size()
+     << ",\n    /*cbCapacity=*/{";
+  for (auto [i, c] : llvm::enumerate(capacity.asArrayRef()))
+    os << (i ? ", " : "") << c;
+  os << "}};\n\n";
+  os << "extern \"C\" void " << kernel << "(Ctx *ctx, const Arg *args) {\n";
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    std::string n = declare(arg);
+    Type t = arg.getType();
+    line() << "const " << cppType(t) << " " << n << " = ";
+    if (isa<FloatType>(t))
+      os << "static_cast<" << cppType(t) << ">(args[" << i << "].f);\n";
+    else
+      os << "static_cast<" << cppType(t) << ">(args[" << i << "].i);\n";
+  }
+  if (failed(emitBlock(func.getBody().front())))
+    return failure();
+  os << "}\n";
+  return success();
+}
+
+LogicalResult CppEmitter::emitBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(emitOp(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult CppEmitter::emitOp(Operation &op) {
+  if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+    // Constants are inlined at their uses.
+    Attribute value = cst.getValue();
+    std::string lit;
+    if (auto i = dyn_cast<IntegerAttr>(value)) {
+      if (i.getType().isInteger(1))
+        lit = i.getValue().isZero() ? "false" : "true";
+      else if (i.getType().getIntOrFloatBitWidth() == 64 || i.getType().isIndex())
+        lit = "int64_t(" + std::to_string(i.getValue().getSExtValue()) + ")";
+      else
+        lit = std::to_string(i.getValue().getSExtValue());
+    } else if (auto f = dyn_cast<FloatAttr>(value)) {
+      double d = f.getValueAsDouble();
+      std::string t = cppType(f.getType());
+      if (std::isinf(d))
+        lit = std::string(d < 0 ? "-" : "") + "std::numeric_limits<" + t + ">::infinity()";
+      else if (std::isnan(d))
+        lit = "std::numeric_limits<" + t + ">::quiet_NaN()";
+      else
+        lit = t + "(" + llvm::formatv("{0:e9}", d).str() + ")";
+    } else {
+      return op.emitError("the C++ emitter cannot print this constant");
+    }
+    names[cst.getResult()] = lit;
+    return success();
+  }
+  if (!isa<func::ReturnOp>(op))
+    sourceComment(op.getLoc());
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return emitFor(forOp);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return emitIf(ifOp);
+  if (isa<func::ReturnOp>(op)) {
+    line() << "return;\n";
+    return success();
+  }
+  if (isa<mtia::MTIADialect>(op.getDialect()))
+    return emitMtia(op);
+  return emitArith(op);
+}
+
+LogicalResult CppEmitter::emitArith(Operation &op) {
+  if (op.getNumResults() != 1)
+    return op.emitError() << "the C++ emitter does not handle '" << op.getName() << "'";
+  Value result = op.getResult(0);
+  Type t = result.getType();
+  std::string type = cppType(t);
+  auto operand = [&](unsigned i) { return name(op.getOperand(i)); };
+  auto bin = [&](StringRef sym) {
+    return "(" + operand(0) + " " + sym.str() + " " + operand(1) + ")";
+  };
+  auto ubin = [&](StringRef sym) {
+    std::string u = unsignedType(op.getOperand(0).getType());
+    return "static_cast<" + type + ">(static_cast<" + u + ">(" + operand(0) +
+           ") " + sym.str() + " static_cast<" + u + ">(" + operand(1) + "))";
+  };
+  auto call = [&](StringRef fn, unsigned n) {
+    std::string s = fn.str() + "(";
+    for (unsigned i = 0; i < n; ++i)
+      s += (i ? ", " : "") + operand(i);
+    return s + ")";
+  };
+  auto cast = [&]() { return "static_cast<" + type + ">(" + operand(0) + ")"; };
+  std::string expr =
+      llvm::TypeSwitch<Operation *, std::string>(&op)
+          .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return bin("+"); })
+          .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return bin("-"); })
+          .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return bin("*"); })
+          .Case<arith::DivSIOp, arith::DivFOp>([&](auto) { return bin("/"); })
+          .Case<arith::RemSIOp>([&](auto) { return bin("%"); })
+          .Case<arith::RemFOp>([&](auto) { return call("std::fmod", 2); })
+          .Case<arith::DivUIOp>([&](auto) { return ubin("/"); })
+          .Case<arith::RemUIOp>([&](auto) { return ubin("%"); })
+          .Case<arith::AndIOp>([&](auto) { return bin("&"); })
+          .Case<arith::OrIOp>([&](auto) { return bin("|"); })
+          .Case<arith::XOrIOp>([&](auto) { return bin("^"); })
+          .Case<arith::ShLIOp>([&](auto) { return bin("<<"); })
+          .Case<arith::ShRSIOp>([&](auto) { return bin(">>"); })
+          .Case<arith::ShRUIOp>([&](auto) { return ubin(">>"); })
+          .Case<arith::MaxSIOp>([&](auto) { return call("std::max", 2); })
+          .Case<arith::MinSIOp>([&](auto) { return call("std::min", 2); })
+          .Case<arith::MaxNumFOp>([&](auto) { return call("std::fmax", 2); })
+          .Case<arith::MinNumFOp>([&](auto) { return call("std::fmin", 2); })
+          .Case<arith::NegFOp>([&](auto) { return "(-" + operand(0) + ")"; })
+          .Case<arith::SelectOp>([&](auto) {
+            return "(" + operand(0) + " ? " + operand(1) + " : " + operand(2) + ")";
+          })
+          .Case<arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp,
+                arith::SIToFPOp, arith::FPToSIOp, arith::ExtFOp,
+                arith::TruncFOp>([&](auto) { return cast(); })
+          .Case<arith::ExtUIOp, arith::UIToFPOp>([&](auto) {
+            return "static_cast<" + type + ">(static_cast<" +
+                   unsignedType(op.getOperand(0).getType()) + ">(" + operand(0) + "))";
+          })
+          .Case<arith::CmpIOp>([&](arith::CmpIOp c) -> std::string {
+            using P = arith::CmpIPredicate;
+            switch (c.getPredicate()) {
+            case P::eq: return bin("==");
+            case P::ne: return bin("!=");
+            case P::slt: return bin("<");
+            case P::sle: return bin("<=");
+            case P::sgt: return bin(">");
+            case P::sge: return bin(">=");
+            case P::ult: return ubin("<");
+            case P::ule: return ubin("<=");
+            case P::ugt: return ubin(">");
+            case P::uge: return ubin(">=");
+            }
+            return "";
+          })
+          .Case<arith::CmpFOp>([&](arith::CmpFOp c) -> std::string {
+            using P = arith::CmpFPredicate;
+            switch (c.getPredicate()) {
+            case P::OEQ: return bin("==");
+            case P::UNE: return bin("!=");
+            case P::OLT: return bin("<");
+            case P::OLE: return bin("<=");
+            case P::OGT: return bin(">");
+            case P::OGE: return bin(">=");
+            case P::ONE: return "(" + bin("<") + " || " + bin(">") + ")";
+            default: return "";
+            }
+          })
+          .Case<math::SqrtOp>([&](auto) { return call("std::sqrt", 1); })
+          .Case<math::RsqrtOp>([&](auto) { return "(1 / std::sqrt(" + operand(0) + "))"; })
+          .Case<math::ExpOp>([&](auto) { return call("std::exp", 1); })
+          .Case<math::Exp2Op>([&](auto) { return call("std::exp2", 1); })
+          .Case<math::LogOp>([&](auto) { return call("std::log", 1); })
+          .Case<math::Log2Op>([&](auto) { return call("std::log2", 1); })
+          .Case<math::AbsFOp>([&](auto) { return call("std::fabs", 1); })
+          .Case<math::AbsIOp>([&](auto) { return call("std::abs", 1); })
+          .Case<math::TanhOp>([&](auto) { return call("std::tanh", 1); })
+          .Case<math::ErfOp>([&](auto) { return call("std::erf", 1); })
+          .Case<math::SinOp>([&](auto) { return call("std::sin", 1); })
+          .Case<math::CosOp>([&](auto) { return call("std::cos", 1); })
+          .Case<math::FloorOp>([&](auto) { return call("std::floor", 1); })
+          .Case<math::CeilOp>([&](auto) { return call("std::ceil", 1); })
+          .Case<math::PowFOp>([&](auto) { return call("std::pow", 2); })
+          .Case<math::FmaOp>([&](auto) { return call("std::fma", 3); })
+          .Default([&](Operation *) { return std::string(); });
+  if (expr.empty() || type.empty())
+    return op.emitError() << "the C++ emitter does not handle '" << op.getName()
+                          << "' on " << t;
+  // Narrow results (i1, f16 arithmetic promoted to int/float) are cast back;
+  // conversions already are casts.
+  bool isCast = StringRef(expr).starts_with("static_cast<" + type + ">");
+  std::string n = declare(result);
+  line() << "const " << type << " " << n << " = ";
+  if (isCast)
+    os << expr << ";\n";
+  else
+    os << "static_cast<" << type << ">(" << expr << ");\n";
+  return success();
+}
+
+LogicalResult CppEmitter::emitMtia(Operation &op) {
+  if (auto pid = dyn_cast<mtia::ProgramIdOp>(op)) {
+    line() << "const int32_t " << declare(pid.getResult()) << " = programId(ctx, "
+           << pid.getAxis() << ");\n";
+    return success();
+  }
+  if (auto num = dyn_cast<mtia::NumProgramsOp>(op)) {
+    line() << "const int32_t " << declare(num.getResult())
+           << " = numPrograms(ctx, " << num.getAxis() << ");\n";
+    return success();
+  }
+  auto boxLiteral = [&](ArrayRef<int64_t> shape, ValueRange strides,
+                        ValueRange valid) {
+    std::string s = "Box{" + std::to_string(shape.size()) + ", {";
+    for (auto [i, d] : llvm::enumerate(shape))
+      s += (i ? ", " : "") + std::to_string(d);
+    s += "}, {";
+    for (auto [i, v] : llvm::enumerate(strides))
+      s += (i ? ", " : "") + name(v);
+    s += "}, {";
+    for (auto [i, v] : llvm::enumerate(valid))
+      s += (i ? ", " : "") + name(v);
+    return s + "}}";
+  };
+  if (auto dma = dyn_cast<mtia::DmaInOp>(op)) {
+    std::string pad = dma.getPad() ? immLiteral(dma.getPad())
+                                   : "immInt(" + dtypeName(dma.getElemType()) + ", 0)";
+    line() << "dmaIn(ctx, /*cb=*/" << dma.getCb() << ", "
+           << dtypeName(dma.getElemType()) << ", " << name(dma.getAddr()) << ", "
+           << boxLiteral(dma.getShape(), dma.getStrides(), dma.getValid()) << ", "
+           << pad << ");\n";
+    return success();
+  }
+  if (auto dma = dyn_cast<mtia::DmaOutOp>(op)) {
+    line() << "dmaOut(ctx, /*cb=*/" << dma.getCb() << ", "
+           << dtypeName(dma.getElemType()) << ", " << name(dma.getAddr()) << ", "
+           << boxLiteral(dma.getShape(), dma.getStrides(), dma.getValid())
+           << ");\n";
+    return success();
+  }
+  if (auto g = dyn_cast<mtia::GatherInOp>(op)) {
+    std::string pad = g.getPad() ? immLiteral(g.getPad())
+                                 : "immInt(" + dtypeName(g.getElemType()) + ", 0)";
+    line() << "gatherIn(ctx, /*cb=*/" << g.getCb() << ", "
+           << dtypeName(g.getElemType()) << ", " << shapeLiteral(g.getShape())
+           << ", /*addrCb=*/" << g.getAddrCb() << ", /*maskCb=*/" << g.getMaskCb()
+           << ", " << pad << ");\n";
+    return success();
+  }
+  if (auto s = dyn_cast<mtia::ScatterOutOp>(op)) {
+    line() << "scatterOut(ctx, /*cb=*/" << s.getCb() << ", "
+           << dtypeName(s.getElemType()) << ", " << shapeLiteral(s.getShape())
+           << ", /*addrCb=*/" << s.getAddrCb() << ", /*maskCb=*/" << s.getMaskCb()
+           << ");\n";
+    return success();
+  }
+  if (auto se = dyn_cast<mtia::SeOp>(op)) {
+    line() << "se(ctx, SeOp::" << se.getOpcode() << ", /*dst=*/" << se.getCb()
+           << ", " << dtypeName(se.getElemType()) << ", "
+           << shapeLiteral(se.getShape());
+    unsigned nextImm = 0;
+    for (Attribute src : se.getSrcs()) {
+      if (auto view = dyn_cast<mtia::ViewAttr>(src)) {
+        if (view.getOffset() != 0)
+          return op.emitError("views with an offset are not emitted yet");
+        os << ", " << viewLiteral(view);
+      } else {
+        os << ", " << immLiteral(se.getImms()[nextImm++]);
+      }
+    }
+    os << ");\n";
+    return success();
+  }
+  if (auto r = dyn_cast<mtia::SeReduceOp>(op)) {
+    line() << "seReduce(ctx, ReduceOp::" << r.getKind() << ", /*dst=*/" << r.getCb()
+           << ", " << dtypeName(r.getElemType()) << ", " << shapeLiteral(r.getShape())
+           << ", /*axis=*/" << r.getAxis() << ", " << viewLiteral(r.getSrc()) << ");\n";
+    return success();
+  }
+  if (auto iota = dyn_cast<mtia::SeIotaOp>(op)) {
+    line() << "seIota(ctx, /*dst=*/" << iota.getCb() << ", "
+           << dtypeName(iota.getElemType()) << ", " << iota.getLength() << ", "
+           << iota.getStart() << ");\n";
+    return success();
+  }
+  if (auto pop = dyn_cast<mtia::CbPopOp>(op)) {
+    line() << "cbPop(ctx, /*cb=*/" << pop.getCb() << ", " << pop.getBytes() << ");\n";
+    return success();
+  }
+  if (auto read = dyn_cast<mtia::ReadOp>(op)) {
+    Type t = read.getType();
+    std::string fn = isa<FloatType>(t) ? "readFloat" : "readInt";
+    line() << "const " << cppType(t) << " " << declare(read.getResult())
+           << " = static_cast<" << cppType(t) << ">(" << fn << "(ctx, /*cb=*/"
+           << read.getCb() << ", " << dtypeName(t) << ", " << read.getIndex() << "));\n";
+    return success();
+  }
+  return op.emitError() << "the C++ emitter does not handle '" << op.getName() << "'";
+}
+
+LogicalResult CppEmitter::emitFor(scf::ForOp op) {
+  // Loop-carried values are variables assigned at the end of each iteration.
+  SmallVector<std::string> carried;
+  for (auto [init, arg] : llvm::zip(op.getInitArgs(), op.getRegionIterArgs())) {
+    std::string n = declare(arg);
+    line() << cppType(arg.getType()) << " " << n << " = " << name(init) << ";\n";
+    carried.push_back(n);
+  }
+  Value iv = op.getInductionVar();
+  std::string ivName = declare(iv);
+  std::string t = cppType(iv.getType());
+  line() << "for (" << t << " " << ivName << " = " << name(op.getLowerBound())
+         << "; " << ivName << " < " << name(op.getUpperBound()) << "; " << ivName
+         << " += " << name(op.getStep()) << ") {\n";
+  indent += 2;
+  Block *body = op.getBody();
+  for (Operation &inner : body->without_terminator())
+    if (failed(emitOp(inner)))
+      return failure();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  // Read every yielded value before assigning any carried variable.
+  SmallVector<std::string> next;
+  for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+    std::string tmp = carried[i] + "_next";
+    line() << "const " << cppType(v.getType()) << " " << tmp << " = " << name(v) << ";\n";
+    next.push_back(tmp);
+  }
+  for (auto [i, n] : llvm::enumerate(next))
+    line() << carried[i] << " = " << n << ";\n";
+  indent -= 2;
+  line() << "}\n";
+  for (auto [result, n] : llvm::zip(op.getResults(), carried))
+    names[result] = n;
+  return success();
+}
+
+LogicalResult CppEmitter::emitIf(scf::IfOp op) {
+  SmallVector<std::string> results;
+  for (Value r : op.getResults()) {
+    std::string n = declare(r);
+    line() << cppType(r.getType()) << " " << n << "{};\n";
+    results.push_back(n);
+  }
+  auto branch = [&](Region &region) -> LogicalResult {
+    indent += 2;
+    Block &block = region.front();
+    for (Operation &inner : block.without_terminator())
+      if (failed(emitOp(inner)))
+        return failure();
+    auto yield = cast<scf::YieldOp>(block.getTerminator());
+    for (auto [i, v] : llvm::enumerate(yield.getOperands()))
+      line() << results[i] << " = " << name(v) << ";\n";
+    indent -= 2;
+    return success();
+  };
+  line() << "if (" << name(op.getCondition()) << ") {\n";
+  if (failed(branch(op.getThenRegion())))
+    return failure();
+  if (!op.getElseRegion().empty()) {
+    line() << "} else {\n";
+    if (failed(branch(op.getElseRegion())))
+      return failure();
+  }
+  line() << "}\n";
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::triton_mtia::translateToCpp(ModuleOp module, raw_ostream &os) {
+  os << "// Generated by triton-mtia-compile. Each command below is issued by the\n"
+        "// PE's RISC-V core to a fixed-function unit; see mtia/device.h.\n"
+        "// Comments name the Triton source line each group of statements came from.\n"
+        "#include \"mtia/device.h\"\n\n"
+        "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <limits>\n\n"
+        "using namespace mtia;\n\n";
+  for (auto func : module.getOps<func::FuncOp>()) {
+    CppEmitter emitter(os);
+    if (failed(emitter.emitKernel(func)))
+      return failure();
+  }
+  return success();
+}

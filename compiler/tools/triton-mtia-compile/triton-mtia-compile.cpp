@@ -1,0 +1,185 @@
+//===- triton-mtia-compile.cpp - ttir text to kernel C++ ------------------===//
+//
+// The compiler the Python backend runs: reads the ttir Triton printed, lowers
+// it to MTIA commands and writes the kernel as C++.
+//
+//   triton-mtia-compile kernel.ttir -o kernel.cpp [--emit-mlir]
+//
+// Errors are printed as `FILE:LINE:COL: error: MESSAGE`, where FILE:LINE is
+// the Triton kernel's Python source when the IR carries it, followed by the
+// source line itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "triton-mtia/Conversion/Passes.h"
+#include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+#include "triton-mtia/Support/SourceLocation.h"
+#include "triton-mtia/Target/Cpp/MTIAToCpp.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.ttir>"),
+                                      cl::Required);
+static cl::opt<std::string> outputFile("o", cl::desc("output C++ file"),
+                                       cl::value_desc("file"), cl::init("-"));
+static cl::opt<bool> emitMlir("emit-mlir",
+                              cl::desc("print the mtia-level IR instead of C++"));
+
+/// Line `lineNo` (1-based) of `file`, or "".
+static std::string sourceLine(StringRef file, unsigned lineNo) {
+  auto buf = llvm::MemoryBuffer::getFile(file);
+  if (!buf)
+    return "";
+  SmallVector<StringRef> lines;
+  (*buf)->getBuffer().split(lines, '\n');
+  return lineNo >= 1 && lineNo <= lines.size() ? lines[lineNo - 1].trim().str() : "";
+}
+
+static void printDiagnostic(llvm::raw_ostream &os, StringRef severity,
+                            std::optional<FileLineColLoc> loc, StringRef message) {
+  if (loc)
+    os << loc->getFilename().getValue() << ":" << loc->getLine() << ":" << loc->getColumn()
+       << ": ";
+  os << severity << ": " << message << "\n";
+  if (loc) {
+    std::string text = sourceLine(loc->getFilename().getValue(), loc->getLine());
+    if (!text.empty())
+      os << "    " << text << "\n";
+  }
+}
+
+/// When the parser rejects the ttir (an op our tt dialect does not define),
+/// its location is a line of the ttir text. Triton's text names the kernel
+/// source line through `loc(#locN)` aliases; follow them to report the op
+/// against the Python source instead.
+static bool reportParseErrorAtSource(StringRef ttir, unsigned ttirLine,
+                                     StringRef message) {
+  SmallVector<StringRef> lines;
+  ttir.split(lines, '\n');
+  if (ttirLine == 0 || ttirLine > lines.size())
+    return false;
+  StringRef text = lines[ttirLine - 1];
+  // Alias table: #locN = loc("file":L:C) or loc("name"(#locM)) or callsite.
+  llvm::StringMap<std::string> aliases;
+  llvm::Regex aliasRe("^(#loc[0-9]*) = loc\\((.*)\\)$");
+  for (StringRef l : lines) {
+    SmallVector<StringRef> m;
+    if (aliasRe.match(l.trim(), &m))
+      aliases[m[1]] = m[2].str();
+  }
+  llvm::Regex fileRe("\"([^\"]+)\":([0-9]+):([0-9]+)");
+  llvm::Regex refRe("(#loc[0-9]*)");
+  std::string current = text.str();
+  for (int depth = 0; depth < 16; ++depth) {
+    SmallVector<StringRef> m;
+    if (fileRe.match(current, &m)) {
+      unsigned line = 0, col = 0;
+      m[2].getAsInteger(10, line);
+      m[3].getAsInteger(10, col);
+      llvm::errs() << m[1] << ":" << line << ":" << col << ": error: " << message
+                   << "\n";
+      std::string src = sourceLine(m[1], line);
+      if (!src.empty())
+        llvm::errs() << "    " << src << "\n";
+      return true;
+    }
+    if (!refRe.match(current, &m) || !aliases.count(m[1]))
+      return false;
+    current = aliases[m[1]];
+  }
+  return false;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "triton-mtia: ttir -> kernel C++\n");
+
+  DialectRegistry registry;
+  registry.insert<triton_mtia::tt::TTDialect, triton_mtia::mtia::MTIADialect,
+                  func::FuncDialect, arith::ArithDialect, math::MathDialect,
+                  scf::SCFDialect, cf::ControlFlowDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+
+  auto input = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!input) {
+    llvm::errs() << "error: cannot read " << inputFile << "\n";
+    return 1;
+  }
+  std::string ttirText = (*input)->getBuffer().str();
+
+  // Diagnostics point at the kernel's Python source; a parse error points at
+  // the ttir text and is mapped back to the source through its loc aliases.
+  bool parsing = true;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    StringRef severity = diag.getSeverity() == DiagnosticSeverity::Error ? "error"
+                         : diag.getSeverity() == DiagnosticSeverity::Warning
+                             ? "warning"
+                             : "note";
+    std::string message = diag.str();
+    if (parsing) {
+      if (auto flc = triton_mtia::getSourceLoc(diag.getLocation())) {
+        StringRef opName;
+        llvm::Regex opRe("'([a-z_]+\\.[a-z_.]+)'");
+        SmallVector<StringRef> m;
+        std::string msg = message;
+        if (opRe.match(msg, &m))
+          message = ("operation '" + m[1] +
+                     "' is not supported by the MTIA backend yet (" + msg + ")")
+                        .str();
+        if (reportParseErrorAtSource(ttirText, flc->getLine(), message))
+          return success();
+      }
+    }
+    printDiagnostic(llvm::errs(), severity, triton_mtia::getSourceLoc(diag.getLocation()), message);
+    for (Diagnostic &note : diag.getNotes())
+      printDiagnostic(llvm::errs(), "note", triton_mtia::getSourceLoc(note.getLocation()), note.str());
+    return success();
+  });
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(ttirText, inputFile),
+                               llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  parsing = false;
+
+  PassManager pm(&context);
+  pm.addPass(triton_mtia::createConvertTTToMTIA());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs());
+  if (failed(pm.run(*module)))
+    return 1;
+
+  std::string error;
+  auto output = openOutputFile(outputFile, &error);
+  if (!output) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
+  if (emitMlir)
+    module->print(output->os());
+  else if (failed(triton_mtia::translateToCpp(*module, output->os())))
+    return 1;
+  output->keep();
+  return 0;
+}
