@@ -1,0 +1,120 @@
+//===- chip.h - The simulated chip and one launch on it ---------*- C++ -*-===//
+//
+// The chip owns the PE grid, the shared memory system, the event queue, the
+// trace and the statistics. `run` executes one launch:
+//  - time starts at cycle 0 with every unit idle and every CB empty; the
+//    cores start at launch_overhead_cycles (job launch);
+//  - programs are numbered pid = x + gx * (y + gy * z); with n programs and
+//    P PEs, PE k runs the contiguous block [k*B, (k+1)*B) with B = ceil(n/P),
+//    in order, so ceil(n/B) PEs are used;
+//  - the launch ends when no event is left; its length is the last cycle at
+//    which anything happened (a command completed or a core finished);
+//  - if anything is then still waiting, the launch is a deadlock;
+//  - any fault stops the launch and is thrown as FaultError; the chip stays
+//    usable for the next launch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MTIA_SIM_CHIP_H
+#define MTIA_SIM_CHIP_H
+
+#include "mtia/device.h"
+#include "mtia/sim/command.h"
+#include "mtia/sim/config.h"
+#include "mtia/sim/event_queue.h"
+#include "mtia/sim/fault.h"
+#include "mtia/sim/memory_system.h"
+#include "mtia/sim/simd_engine.h"
+#include "mtia/sim/stats.h"
+#include "mtia/sim/trace.h"
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+#include <ucontext.h>
+
+namespace mtia::sim {
+
+class Pe;
+
+struct LaunchSpec {
+  KernelEntry entry = nullptr;
+  const KernelInfo *info = nullptr;
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  std::vector<Arg> args;
+  std::vector<Region> regions;
+  std::string tracePath; ///< empty: no trace
+};
+
+/// Busy cycles per unit kind, summed over PEs, in this order.
+constexpr const char *kUnitReportNames[] = {"riscv", "dma_in", "dma_out", "se"};
+
+struct LaunchSummary {
+  Cycle cycles = 0;
+  double seconds = 0;
+  std::array<uint64_t, 4> busy{}; ///< indexed like kUnitReportNames
+  int32_t pesUsed = 0;
+  int64_t programs = 0;
+  StatNode stats;
+  std::string tracePath;
+};
+
+class Chip {
+public:
+  /// Builds the chip; throws std::invalid_argument for a bad config.
+  explicit Chip(const Config &cfg);
+  ~Chip();
+  Chip(const Chip &) = delete;
+  Chip &operator=(const Chip &) = delete;
+
+  const Config &config() const { return cfg_; }
+
+  /// Runs one launch to completion. Throws FaultError (after writing the
+  /// trace, if one was asked for).
+  LaunchSummary run(const LaunchSpec &spec);
+
+  // Services the PEs use.
+  EventQueue &events() { return events_; }
+  MemorySystem &memory() { return *memory_; }
+  TraceRecorder &trace() { return trace_; }
+  SeScratch &seScratch() { return seScratch_; }
+  /// Byte buffer `slot` (0..3), as large as local memory.
+  uint8_t *scratch(int slot) { return scratch_[slot].data(); }
+  /// The scheduler's context, which fibers switch back to.
+  ucontext_t *mainContext() { return &mainContext_; }
+  /// Records a fault raised on a fiber; the event loop stops after the
+  /// current event.
+  void recordFault(const Fault &f) { pendingFault_ = f; }
+  /// Latest cycle anything happened at.
+  void noteActivity(Cycle t) { lastActivity_ = std::max(lastActivity_, t); }
+
+private:
+  void validate(const LaunchSpec &spec) const;
+  [[noreturn]] void throwDeadlock() const;
+  LaunchSummary summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t programs);
+
+  Config cfg_;
+  StatGroup stats_{"chip"};
+  EventQueue events_;
+  std::unique_ptr<MemorySystem> memory_;
+  TraceRecorder trace_;
+  SeScratch seScratch_;
+  std::vector<uint8_t> scratch_[4];
+  std::vector<std::unique_ptr<Pe>> pes_;
+  ucontext_t mainContext_{};
+  std::optional<Fault> pendingFault_;
+  Cycle lastActivity_ = 0;
+
+  // Launch-level counters; the totals over PEs are filled in by summarize.
+  uint64_t cycles_ = 0, programs_ = 0, pesUsed_ = 0, eventsFired_ = 0;
+  uint64_t unitBusy_[kNumUnits] = {}, unitCommands_[kNumUnits] = {},
+           unitParked_[kNumUnits] = {};
+  uint64_t coreBusy_ = 0, coreIssue_ = 0, coreScalar_ = 0, coreRead_ = 0,
+           coreBlockedQueue_ = 0, coreBlockedRead_ = 0, coreCommands_ = 0;
+};
+
+} // namespace mtia::sim
+
+#endif // MTIA_SIM_CHIP_H

@@ -1,0 +1,92 @@
+//===- command.h - A command in flight between core and unit ----*- C++ -*-===//
+//
+// What the core hands to a unit: the call's arguments, plus the CB ranges the
+// command writes and reads, resolved at issue time against the issue cursors
+// (program order). Commands are plain data stored in each unit's fixed ring,
+// so issuing one allocates nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MTIA_SIM_COMMAND_H
+#define MTIA_SIM_COMMAND_H
+
+#include "mtia/device.h"
+#include "mtia/sim/event_queue.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mtia::sim {
+
+/// The units of a PE that execute commands, in stats/trace order.
+enum class UnitKind : uint8_t { DmaIn, DmaOut, Se };
+constexpr int kNumUnits = 3;
+/// "dma_in", "dma_out", "se".
+const char *unitName(UnitKind u);
+
+enum class CmdKind : uint8_t { DmaIn, DmaOut, GatherIn, ScatterOut, Se, SeReduce, SeIota };
+UnitKind unitOf(CmdKind k);
+
+/// Bytes [pos, pos+len) of CB `cb`. For reads, `front` is the position the
+/// command's element indices count from (the issue read cursor).
+struct CbRange {
+  int32_t cb = -1;
+  int64_t pos = 0;
+  int64_t len = 0;
+  int64_t front = 0;
+};
+
+/// How trace events and fault messages name a command: "dmaIn cb0 4096B",
+/// "se.Add cb2 1024el".
+struct CommandLabel {
+  CmdKind kind = CmdKind::DmaIn;
+  int32_t cb = -1;
+  uint16_t op = 0;
+  int64_t amount = 0; ///< bytes for DMA commands, elements for SE ones
+};
+std::string formatLabel(const CommandLabel &l);
+
+struct Command {
+  CmdKind kind = CmdKind::DmaIn;
+  DType dtype = DType::F32;
+  uint64_t seq = 0;  ///< issue order on the PE (pops included)
+  Cycle ready = 0;   ///< core time at issue
+  CbRange write;     ///< the produced tile (cb < 0: none)
+  CbRange reads[3];  ///< SE operands in order; DMA: data, addresses, mask
+  int32_t numReads = 0;
+
+  // Arguments, as passed to the DeviceOps call.
+  uint64_t addr = 0;
+  Box box;
+  Shape shape;
+  Operand operands[3];
+  int32_t numOperands = 0;
+  Operand pad;
+  uint16_t op = 0;      ///< SeOp or ReduceOp
+  int32_t axis = 0;
+  int64_t iotaStart = 0;
+  int32_t addrCb = -1;  ///< gather/scatter address tile
+  int32_t maskCb = -1;  ///< gather/scatter mask tile (-1: none)
+
+  /// Calls f(range) once per distinct CB the command reads.
+  template <class F> void forEachReadCb(F &&f) const {
+    for (int32_t i = 0; i < numReads; ++i) {
+      bool seen = reads[i].cb < 0;
+      for (int32_t j = 0; j < i && !seen; ++j)
+        seen = reads[j].cb == reads[i].cb;
+      if (!seen)
+        f(reads[i]);
+    }
+  }
+
+  /// The CB a fault or trace names first: the written one, else the first read.
+  int32_t mainCb() const { return write.cb >= 0 ? write.cb : reads[0].cb; }
+  /// Bytes for DMA commands (the dense tile), elements for SE commands.
+  CommandLabel label() const;
+  /// "#12 dmaIn cb0 4096B".
+  std::string describe() const;
+};
+
+} // namespace mtia::sim
+
+#endif // MTIA_SIM_COMMAND_H

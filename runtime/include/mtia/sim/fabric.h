@@ -1,0 +1,52 @@
+//===- fabric.h - What the fabric interface's DMA commands move -*- C++ -*-===//
+//
+// The functional part of the four DMA commands, plus the memory accesses they
+// present to the MemorySystem for timing. Contract:
+//  - dmaIn/dmaOut move the valid box (the leading valid[d] elements of each
+//    dimension, strides in elements); dmaIn fills the rest of the dense tile
+//    with the pad value. The box's address span must lie in one allocation.
+//  - gatherIn/scatterOut move element i to/from the byte address in element i
+//    of an I64 tile unless the I1 mask tile has 0 there (masked-off elements
+//    make no access; gathered ones take the pad value). Every accessed
+//    element must lie in an allocation.
+//  - Only moved bytes are accounted. When `functional` is false nothing is
+//    copied and gather/scatter addresses (garbage then) are not checked.
+// On an illegal access nothing is moved and the result names the address.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MTIA_SIM_FABRIC_H
+#define MTIA_SIM_FABRIC_H
+
+#include "mtia/device.h"
+#include "mtia/sim/memory_system.h"
+
+#include <cstdint>
+
+namespace mtia::sim {
+
+struct DmaOutcome {
+  uint64_t bytes = 0;       ///< bytes moved
+  bool outOfBounds = false;
+  uint64_t badAddress = 0;  ///< first byte of the illegal access
+  uint64_t badBytes = 0;    ///< its length
+};
+
+/// Whether `box` is well formed (rank 0..4, shape >= 0, valid <= shape); the
+/// reason otherwise.
+const char *checkBox(const Box &box);
+
+DmaOutcome dmaBoxIn(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const Box &box,
+                    DType t, const uint8_t *pad, uint8_t *tile, bool functional);
+DmaOutcome dmaBoxOut(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const Box &box,
+                     DType t, const uint8_t *tile, bool functional);
+DmaOutcome dmaGather(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
+                     const uint8_t *addrs, const uint8_t *mask, const uint8_t *pad,
+                     uint8_t *tile, bool functional);
+DmaOutcome dmaScatter(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
+                      const uint8_t *addrs, const uint8_t *mask, const uint8_t *tile,
+                      bool functional);
+
+} // namespace mtia::sim
+
+#endif // MTIA_SIM_FABRIC_H

@@ -1,0 +1,53 @@
+//===- fault.h - Faults a launch can stop with -----------------*- C++ -*-===//
+//
+// A fault stops the launch and is reported to the caller; it never takes the
+// host process down. Each fault names what the model knows of its origin: the
+// PE, the unit, the CB and the command (any may be absent: -1 / empty).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MTIA_SIM_FAULT_H
+#define MTIA_SIM_FAULT_H
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace mtia::sim {
+
+/// The fault kinds, spelled as they reach Python.
+namespace fault_kind {
+inline constexpr const char *kOutOfBoundsDma = "out-of-bounds DMA";
+inline constexpr const char *kLocalMemoryOverflow = "local-memory overflow";
+inline constexpr const char *kCbMisuse = "CB misuse";
+inline constexpr const char *kDeadlock = "deadlock";
+inline constexpr const char *kInvalidCommand = "invalid command";
+inline constexpr const char *kInvalidLaunch = "invalid launch";
+inline constexpr const char *kKernelLoad = "kernel load";
+} // namespace fault_kind
+
+struct Fault {
+  std::string kind;
+  int32_t pe = -1;
+  std::string unit;
+  int32_t cb = -1;
+  std::string command;
+  std::string message;
+
+  /// One line naming the kind, the message and every known origin field.
+  std::string describe() const;
+};
+
+/// Carries a Fault out of the simulator to its caller.
+class FaultError : public std::runtime_error {
+public:
+  explicit FaultError(Fault f) : std::runtime_error(f.describe()), f_(std::move(f)) {}
+  const Fault &fault() const { return f_; }
+
+private:
+  Fault f_;
+};
+
+} // namespace mtia::sim
+
+#endif // MTIA_SIM_FAULT_H

@@ -1,0 +1,128 @@
+//===- memory_system.h - Allocations, SRAM and LPDDR timing -----*- C++ -*-===//
+//
+// Device memory is host memory: a DMA moves real bytes at plain addresses.
+// This component decides whether an access is legal (it must lie inside one
+// allocation registered for the launch) and how long it takes.
+//
+// Timing contract: the shared memories are bandwidth servers, not flits.
+//  - LPDDR is one FIFO server at lpddr_gbps (all channels aggregated).
+//  - SRAM is a memory-side cache of LPDDR with LRU pages of sram_page_bytes.
+//    A read of a resident page is served by the SRAM server; a read of a
+//    missing page fills the whole page from LPDDR (the page is usable once
+//    the fill is done) and installs it. Writes go through to LPDDR and update
+//    a resident page; they never allocate.
+//  - A server reserves bytes / bandwidth cycles starting at
+//    max(request time, the end of its previous reservation). Requests are
+//    made in event-time order, so sharing is FIFO-fair and contention shows.
+// At the start of a launch the servers are idle and the SRAM is empty, unless
+// keep_sram_warm is set, in which case its pages survive from the previous
+// launch of the same chip.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MTIA_SIM_MEMORY_SYSTEM_H
+#define MTIA_SIM_MEMORY_SYSTEM_H
+
+#include "mtia/sim/config.h"
+#include "mtia/sim/event_queue.h"
+#include "mtia/sim/stats.h"
+
+#include <cstdint>
+#include <list>
+#include <unordered_map>
+#include <vector>
+
+namespace mtia::sim {
+
+/// An allocation a launch may touch: [addr, addr + bytes).
+struct Region {
+  uint64_t addr = 0;
+  uint64_t bytes = 0;
+};
+
+/// The allocations of one launch, merged into disjoint sorted intervals.
+class AddressMap {
+public:
+  void assign(std::vector<Region> regions);
+  /// True when [lo, hi) lies inside one allocation.
+  bool contains(uint64_t lo, uint64_t hi) const;
+
+private:
+  std::vector<Region> merged_;
+};
+
+/// The memory-side timing of one DMA command, accumulated access by access.
+struct MemoryRequest {
+  Cycle start = 0;
+  double sramReadBytes = 0;
+  double sramWriteBytes = 0;
+  double lpddrWriteBytes = 0;
+  double lpddrReadBytes = 0; ///< reads that bypass the SRAM (no cache)
+  /// Latest fill a hit must wait for, and latest fill this request started.
+  double pageReady = 0;
+  double fillEnd = 0;
+};
+
+/// When a DMA's data is at the far end, and how long the memory held it.
+struct MemoryTiming {
+  Cycle serverEnd = 0; ///< when the last server finished with the request
+  Cycle done = 0;      ///< serverEnd plus the latency of each level involved
+  Cycle latency = 0;   ///< the largest latency of the levels involved
+};
+
+class MemorySystem {
+public:
+  MemorySystem(const Config &cfg, StatGroup &stats);
+
+  /// Resets the servers (and the SRAM unless keep_sram_warm) for a launch
+  /// over `regions`.
+  void beginLaunch(std::vector<Region> regions);
+
+  const AddressMap &allocations() const { return allocations_; }
+
+  /// Adds a read / write of [addr, addr+len) to `req`.
+  void read(MemoryRequest &req, uint64_t addr, uint64_t len);
+  void write(MemoryRequest &req, uint64_t addr, uint64_t len);
+  /// Charges `len` bytes straight to LPDDR, bypassing the SRAM (accesses
+  /// whose addresses are unknown, as in timing-only gathers).
+  void readUncached(MemoryRequest &req, uint64_t len);
+  void writeUncached(MemoryRequest &req, uint64_t len);
+  /// Reserves the servers for what `req` accumulated.
+  MemoryTiming finish(MemoryRequest &req);
+
+private:
+  /// A FIFO bandwidth server; time in fractional cycles so small transfers
+  /// are not rounded up one by one.
+  struct Server {
+    double bytesPerCycle = 1;
+    double freeAt = 0;
+    /// Reserves `bytes` from max(t, freeAt); returns the end.
+    double reserve(double t, double bytes);
+  };
+  struct Page {
+    std::list<uint64_t>::iterator lru;
+    double readyAt;
+  };
+
+  /// The resident page `page`, or nullptr; a hit moves it to the LRU front.
+  Page *lookup(uint64_t page);
+  /// Installs `page`, ready at `readyAt`, evicting the least recently used.
+  void install(uint64_t page, double readyAt);
+
+  const Config &cfg_;
+  AddressMap allocations_;
+  Server lpddr_;
+  Server sram_;
+  uint64_t pageShift_ = 0;
+  uint64_t capacityPages_ = 0;
+  std::unordered_map<uint64_t, Page> pages_;
+  std::list<uint64_t> lru_; ///< most recent first
+
+  uint64_t lpddrBytesRead_ = 0, lpddrBytesWritten_ = 0;
+  uint64_t sramBytesRead_ = 0, sramBytesWritten_ = 0;
+  uint64_t sramHits_ = 0, sramMisses_ = 0, sramEvictions_ = 0;
+};
+
+} // namespace mtia::sim
+
+#endif // MTIA_SIM_MEMORY_SYSTEM_H

@@ -1,0 +1,249 @@
+//===- pe.h - A processing element: core, units, CBs ------------*- C++ -*-===//
+//
+// A PE holds its local memory with the circular buffers laid out in it, the
+// RISC-V core that runs the kernel, and the units that execute commands.
+//
+// Core contract. The kernel runs natively in a fiber (one stack per PE) and
+// runs ahead of simulated time with its own clock: every command costs
+// issue_cycles, scalarCycles() adds cycles, and a command enters its unit's
+// queue with ready time = the core's clock. The core suspends only when
+//  (a) the unit's queue is full: it resumes when a slot frees, at
+//      max(core clock, that cycle);
+//  (b) readInt/readFloat needs bytes not yet published: it resumes when they
+//      are, at max(core clock, that cycle).
+// The programs mapped to a PE run one after another in the same fiber, so a
+// program's commands queue up behind the previous program's.
+//
+// Unit contract. A unit takes commands in order. The next command starts at
+// the first cycle >= its ready time and >= the end of the previous command's
+// occupancy at which its CB conditions hold (see circular_buffer.h);
+// otherwise it parks on the blocking CB and is woken when that CB's pointer
+// moves (never polled). It executes functionally when it starts and
+// completes, in order, at the time its timing model gives; completion
+// publishes what it wrote, retires its reads and frees its queue slot.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MTIA_SIM_PE_H
+#define MTIA_SIM_PE_H
+
+#include "mtia/device.h"
+#include "mtia/sim/circular_buffer.h"
+#include "mtia/sim/command.h"
+#include "mtia/sim/fault.h"
+#include "mtia/sim/stats.h"
+
+#include <string>
+#include <vector>
+#include <ucontext.h>
+
+namespace mtia::sim {
+
+class Chip;
+class Pe;
+
+/// Waiter bits in CircularBuffer masks: one per unit, then the core.
+constexpr uint32_t agentBit(UnitKind u) { return 1u << unsigned(u); }
+constexpr uint32_t kCoreAgent = 1u << kNumUnits;
+
+/// What the kernel of a launch is, as every core sees it.
+struct KernelRun {
+  KernelEntry entry = nullptr;
+  const Arg *args = nullptr;
+  int32_t grid[3] = {1, 1, 1};
+};
+
+class Unit final : public EventTarget {
+public:
+  Unit(Pe &pe, UnitKind kind) : pe_(pe), kind_(kind) {}
+
+  /// Empties the queue and gives it `depth` entries.
+  void reset(int64_t depth);
+  UnitKind kind() const { return kind_; }
+  bool full() const { return count_ == ring_.size(); }
+  bool idle() const { return count_ == 0; }
+
+  /// Appends a command (the core checked `full()`).
+  void push(const Command &c);
+  /// Asks for a start attempt at cycle `at` (>= now).
+  void wake(Cycle at);
+  void onEvent(uint32_t tag) override;
+
+  /// The oldest command that has not started, if any.
+  const Command *waiting() const;
+  /// The CB the waiting command is parked on (-1: not parked) and why.
+  int32_t parkedCb() const { return parked_ ? parkedCb_ : -1; }
+  bool parkedForSpace() const { return parkedForSpace_; }
+
+  void registerStats(StatGroup &g);
+  uint64_t busyCycles = 0;
+  uint64_t commands = 0;
+  uint64_t parkedCycles = 0;
+
+private:
+  enum Tag : uint32_t { kWake, kComplete };
+  void tryStart();
+
+  Pe &pe_;
+  UnitKind kind_;
+  std::vector<Command> ring_;
+  size_t head_ = 0, count_ = 0, started_ = 0;
+  Cycle nextFree_ = 0;   ///< end of the previous command's occupancy
+  Cycle lastDone_ = 0;   ///< completions are in order
+  Cycle wakeAt_ = kNever;
+  Cycle parkedSince_ = 0;
+  bool parked_ = false;
+  int32_t parkedCb_ = -1;
+  bool parkedForSpace_ = false;
+};
+
+class Core final : public EventTarget {
+public:
+  explicit Core(Pe &pe) : pe_(pe) {}
+  ~Core();
+  Core(const Core &) = delete;
+  Core &operator=(const Core &) = delete;
+
+  /// Prepares the fiber to run programs [first, last) of `run`, starting at
+  /// cycle `start`; inactive (nothing to run) when first == last.
+  void begin(const KernelRun &run, int64_t first, int64_t last, Cycle start);
+  bool active() const { return first_ < last_; }
+  bool finished() const { return finished_; }
+  /// The core clock when its last program returned.
+  Cycle finishTime() const { return time_; }
+
+  /// Resumes the fiber (the only event the core receives).
+  void onEvent(uint32_t tag) override;
+  /// Called by the PE when a queue slot of `u` frees / bytes of `cb` publish.
+  void onQueueSlotFreed(UnitKind u);
+  void onDataPublished(int32_t cb);
+  /// What a suspended core waits for, for deadlock reports ("" if running).
+  std::string waitReason() const;
+  int32_t waitCb() const { return waitCb_; }
+
+  // The device API (device.h), running on the fiber's stack.
+  void dmaIn(int32_t cb, DType t, uint64_t addr, const Box *box, const Operand *pad);
+  void dmaOut(int32_t cb, DType t, uint64_t addr, const Box *box);
+  void gatherIn(int32_t cb, DType t, const Shape *s, int32_t addrCb, int32_t maskCb,
+                const Operand *pad);
+  void scatterOut(int32_t cb, DType t, const Shape *s, int32_t addrCb, int32_t maskCb);
+  void se(SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops, int32_t n);
+  void seReduce(ReduceOp op, int32_t dst, DType t, const Shape *in, int32_t axis,
+                const Operand *src);
+  void seIota(int32_t dst, DType t, int64_t length, int64_t start);
+  void cbPop(int32_t cb, int64_t bytes);
+  /// Element `index` of the front of `cb`, as read into a register.
+  template <class T> T readScalar(int32_t cb, DType t, int64_t index);
+  void scalarCycles(int64_t n);
+
+  /// Ends the fiber after a fault in kernel context; never returns.
+  [[noreturn]] void abort(const Fault &f);
+
+  void registerStats(StatGroup &g);
+  uint64_t issueCycles = 0;
+  uint64_t scalarCyclesCharged = 0;
+  uint64_t readCycles = 0;
+  uint64_t blockedQueueCycles = 0;
+  uint64_t blockedReadCycles = 0;
+  uint64_t commandsIssued = 0;
+  uint64_t programsRun = 0;
+  uint64_t busyCycles = 0; ///< issue + scalar + read cycles
+
+private:
+  static void fiberMain(unsigned lo, unsigned hi);
+  void runPrograms();
+  /// Suspends the fiber until an event resumes it.
+  void suspend();
+  /// Resumes the fiber at max(core clock, now), once.
+  void resumeSoon();
+  void charge(int64_t cycles, uint64_t &counter);
+
+  /// Validation at issue; each throws FaultError.
+  void checkCb(int32_t cb) const;
+  void checkDType(DType t) const;
+  void checkShape(const Shape &s) const;
+  /// Reserves the next `len` bytes of `cb` for a produced tile.
+  CbRange produce(int32_t cb, int64_t len);
+  /// The range at element `offset` of the front of `cb`, `len` bytes.
+  CbRange consume(int32_t cb, int64_t offsetBytes, int64_t len);
+  /// The bytes a CB operand's view reads over `shape`.
+  CbRange operandRange(const Operand &o, const Shape &shape);
+  /// Queues `c` on its unit (waiting for a slot) and registers its reads.
+  void submit(Command &c);
+  [[noreturn]] void fail(const char *kind, int32_t cb, const std::string &message) const;
+
+  Pe &pe_;
+  ucontext_t context_{};
+  void *stack_ = nullptr;
+  size_t stackBytes_ = 0;
+
+  KernelRun run_;
+  Ctx ctx_{};
+  int64_t first_ = 0, last_ = 0;
+  Cycle time_ = 0;
+  uint64_t nextSeq_ = 0;
+  bool finished_ = false;
+  bool resumeScheduled_ = false;
+  /// What a suspended core waits for.
+  int32_t waitUnit_ = -1;
+  int32_t waitCb_ = -1;
+  int64_t waitEnd_ = 0; ///< bytes of waitCb_ must be published up to here
+  const char *issuing_ = ""; ///< the device call being issued, for faults
+};
+
+class Pe final : public EventTarget {
+public:
+  Pe(Chip &chip, int32_t id, StatGroup &stats);
+
+  int32_t id() const { return id_; }
+  Chip &chip() const { return chip_; }
+  Core &core() { return core_; }
+  Unit &unit(UnitKind k) { return units_[int(k)]; }
+  int32_t numCbs() const { return numCbs_; }
+  CircularBuffer &cb(int32_t i) { return cbs_[i]; }
+
+  /// Lays the CBs of `info` out consecutively in local memory and empties
+  /// the units. Throws FaultError "local-memory overflow".
+  void configure(const KernelInfo &info);
+
+  /// Whether `c` may start now; if not, parks `u` on the blocking CB and
+  /// returns the CB and whether it lacks space (else data).
+  bool mayStart(const Command &c, Unit &u, int32_t &blockingCb, bool &forSpace);
+  /// Executes `c` functionally at the current cycle. Returns the cycle its
+  /// unit can start the next command, and the cycle `c` completes.
+  std::pair<Cycle, Cycle> execute(const Command &c);
+  /// Completion of `c`: publishes its write and retires its reads.
+  void retire(const Command &c);
+  /// Schedules pop processing of `cb` at cycle `at`.
+  void schedulePops(int32_t cb, Cycle at);
+  /// Pop processing of CB `tag`.
+  void onEvent(uint32_t tag) override;
+
+  /// True when nothing is left to do: core done, units idle, no pops.
+  bool quiescent() const;
+  /// Appends one line per stalled agent; fills `first` from the first one.
+  void describeStalls(std::vector<std::string> &lines, Fault &first) const;
+
+  /// Throws the FaultError of a command executing on unit `u`.
+  [[noreturn]] void fail(const char *kind, const Command &c, UnitKind u,
+                         const std::string &message) const;
+
+private:
+  void wakeData(int32_t cb);
+  void wakeSpace(int32_t cb);
+  /// Local-memory span for reading range `r` (a copy in scratch `slot` when
+  /// it wraps).
+  const uint8_t *readSpan(const CbRange &r, int slot);
+
+  Chip &chip_;
+  int32_t id_;
+  std::vector<uint8_t> local_;
+  CircularBuffer cbs_[kMaxCbs];
+  int32_t numCbs_ = 0;
+  Unit units_[kNumUnits];
+  Core core_;
+};
+
+} // namespace mtia::sim
+
+#endif // MTIA_SIM_PE_H

@@ -1,0 +1,88 @@
+//===- simd_engine.h - Functional semantics of the SIMD Engine --*- C++ -*-===//
+//
+// What each SE command computes, independent of timing. Inputs are views of
+// local memory already gathered into contiguous spans by the caller; outputs
+// are dense tiles.
+//
+// Semantics (the contract generated code relies on):
+//  - Every operand is converted to the computation type: the dtype of the
+//    first CB operand (of operand 0 when all are immediates). The result is
+//    converted to the output dtype. Copy converts input to output directly.
+//  - F16/BF16 compute in float and round to their type after each operation.
+//  - Integers are signed unless the opcode says U and wrap on overflow.
+//    Division by zero gives all ones (DivU) / -1 (Div) and Rem by zero gives
+//    the dividend, like RISC-V; INT_MIN / -1 = INT_MIN. Shifts by the width
+//    or more give 0 (Shl, ShrU) or the sign (ShrS).
+//  - Max/Min are maxnum/minnum for floats; Maximum/Minimum propagate NaN and
+//    order -0 < +0. Float comparisons are ordered except CmpNe (unordered).
+//  - Comparisons produce I1; Select's condition is I1 (nonzero = true), its
+//    branches are converted to the output type.
+//  - Reductions convert the source to the output dtype, then accumulate in
+//    that type in sequential order along the axis (deterministic).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MTIA_SIM_SIMD_ENGINE_H
+#define MTIA_SIM_SIMD_ENGINE_H
+
+#include "mtia/device.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mtia::sim {
+
+/// One operand as the SE sees it: an immediate, or a span of local memory
+/// holding elements [first, first + span) of the operand's element indexing
+/// (element i is at data + (i - first) * dtypeSize).
+struct SeInput {
+  const Operand *operand = nullptr;
+  const uint8_t *data = nullptr;
+  int64_t first = 0;
+};
+
+/// Grow-only work arrays, reused across commands so the hot path does not
+/// allocate.
+class SeScratch {
+public:
+  /// Array `slot` (0..3) with room for `n` values of T.
+  template <class T> T *get(int slot, int64_t n) {
+    std::vector<uint64_t> &v = slots_[slot];
+    size_t words = (size_t(n) * sizeof(T) + 7) / 8;
+    if (v.size() < words)
+      v.resize(words);
+    return reinterpret_cast<T *>(v.data());
+  }
+
+private:
+  std::vector<uint64_t> slots_[4];
+};
+
+const char *seOpName(SeOp op);
+const char *reduceOpName(ReduceOp op);
+/// Operand count of `op` per se_ops.def (0 if `op` is not an opcode).
+int seOpArity(SeOp op);
+
+/// The type an elementwise command computes in (see the file comment).
+DType seComputeType(SeOp op, DType out, const Operand *ops, int n);
+
+/// Why `op` cannot run with these types, or "" when it can.
+std::string checkElementwise(SeOp op, DType out, const Operand *ops, int n);
+std::string checkReduce(ReduceOp op, DType out);
+
+/// Elementwise `op` over `shape`; writes the dense result tile to `dst`.
+void runElementwise(SeOp op, DType out, const Shape &shape, const SeInput *in,
+                    int n, uint8_t *dst, SeScratch &scratch);
+/// Reduction of `src` (viewed in `inShape`) along `axis` into `dst`.
+void runReduce(ReduceOp op, DType out, const Shape &inShape, int axis,
+               const SeInput &src, uint8_t *dst, SeScratch &scratch);
+/// Writes start, start+1, ... (length elements of `t`) to `dst`.
+void runIota(DType t, int64_t length, int64_t start, uint8_t *dst);
+
+/// Smallest and largest element index a CB operand reads over `shape`.
+void operandExtent(const Operand &o, const Shape &shape, int64_t &lo, int64_t &hi);
+
+} // namespace mtia::sim
+
+#endif // MTIA_SIM_SIMD_ENGINE_H

@@ -1,0 +1,177 @@
+//===- chip.cpp - The simulated chip and one launch on it -----------------===//
+
+#include "mtia/sim/chip.h"
+
+#include "mtia/sim/pe.h"
+
+namespace mtia::sim {
+
+namespace {
+[[noreturn]] void launchFault(const char *kind, const std::string &message) {
+  throw FaultError(Fault{kind, -1, "", -1, "", message});
+}
+} // namespace
+
+Chip::Chip(const Config &cfg) : cfg_(cfg) {
+  cfg_.validate();
+  stats_.add("cycles", cycles_);
+  stats_.add("programs", programs_);
+  stats_.add("pes_used", pesUsed_);
+  stats_.add("events", eventsFired_);
+  StatGroup &units = stats_.group("units");
+  StatGroup &core = units.group("riscv");
+  core.add("busy_cycles", coreBusy_);
+  core.add("issue_cycles", coreIssue_);
+  core.add("scalar_cycles", coreScalar_);
+  core.add("read_cycles", coreRead_);
+  core.add("blocked_queue_cycles", coreBlockedQueue_);
+  core.add("blocked_read_cycles", coreBlockedRead_);
+  core.add("commands", coreCommands_);
+  for (int u = 0; u < kNumUnits; ++u) {
+    StatGroup &g = units.group(unitName(UnitKind(u)));
+    g.add("busy_cycles", unitBusy_[u]);
+    g.add("commands", unitCommands_[u]);
+    g.add("parked_cycles", unitParked_[u]);
+  }
+  memory_ = std::make_unique<MemorySystem>(cfg_, stats_.group("memory"));
+  for (auto &s : scratch_)
+    s.resize(size_t(cfg_.local_memory_bytes));
+  StatGroup &perPe = stats_.group("pe");
+  for (int32_t id = 0; id < int32_t(cfg_.numPes()); ++id)
+    pes_.push_back(std::make_unique<Pe>(*this, id, perPe.group(std::to_string(id))));
+}
+
+Chip::~Chip() = default;
+
+void Chip::validate(const LaunchSpec &spec) const {
+  if (!spec.entry || !spec.info)
+    launchFault(fault_kind::kInvalidLaunch, "no kernel entry point");
+  const KernelInfo &info = *spec.info;
+  const std::string name = info.name ? info.name : "?";
+  for (int64_t g : spec.grid)
+    if (g < 1 || g > INT32_MAX)
+      launchFault(fault_kind::kInvalidLaunch, "kernel " + name + ": grid dimensions must be in [1, 2^31)");
+  if (info.numCbs < 0 || info.numCbs > cfg_.max_cbs)
+    launchFault(fault_kind::kInvalidLaunch, "kernel " + name + " declares " +
+                                                std::to_string(info.numCbs) + " CBs; a PE has " +
+                                                std::to_string(cfg_.max_cbs));
+  int64_t total = 0;
+  std::string layout;
+  for (int32_t i = 0; i < info.numCbs; ++i) {
+    if (info.cbCapacity[i] < 0)
+      launchFault(fault_kind::kInvalidLaunch,
+                  "kernel " + name + ": cb" + std::to_string(i) + " has a negative capacity");
+    total += info.cbCapacity[i];
+    layout += (i ? ", cb" : "cb") + std::to_string(i) + " " + std::to_string(info.cbCapacity[i]);
+  }
+  if (total > cfg_.local_memory_bytes)
+    launchFault(fault_kind::kLocalMemoryOverflow,
+                "kernel " + name + " needs " + std::to_string(total) + " bytes of CBs (" +
+                    layout + ") but local memory holds " +
+                    std::to_string(cfg_.local_memory_bytes) + " bytes");
+}
+
+LaunchSummary Chip::run(const LaunchSpec &spec) {
+  validate(spec);
+  events_.reset();
+  memory_->beginLaunch(spec.regions);
+  trace_.begin(!spec.tracePath.empty(), uint64_t(cfg_.trace_max_events));
+  pendingFault_.reset();
+
+  const int64_t programs = spec.grid[0] * spec.grid[1] * spec.grid[2];
+  const int64_t numPes = int64_t(pes_.size());
+  const int64_t block = (programs + numPes - 1) / numPes;
+  const int32_t pesUsed = int32_t((programs + block - 1) / block);
+  KernelRun run;
+  run.entry = spec.entry;
+  run.args = spec.args.data();
+  for (int i = 0; i < 3; ++i)
+    run.grid[i] = int32_t(spec.grid[i]);
+  const Cycle start = Cycle(cfg_.launch_overhead_cycles);
+  lastActivity_ = start;
+  for (int64_t k = 0; k < numPes; ++k) {
+    Pe &pe = *pes_[size_t(k)];
+    pe.configure(*spec.info);
+    const int64_t first = std::min(programs, k * block);
+    pe.core().begin(run, first, std::min(programs, first + block), start);
+  }
+
+  try {
+    while (!pendingFault_ && events_.step()) {
+    }
+  } catch (const FaultError &e) {
+    pendingFault_ = e.fault();
+  }
+  if (!pendingFault_) {
+    for (const auto &pe : pes_)
+      if (!pe->quiescent()) {
+        try {
+          throwDeadlock();
+        } catch (const FaultError &e) {
+          pendingFault_ = e.fault();
+        }
+        break;
+      }
+  }
+  LaunchSummary summary = summarize(spec, pesUsed, programs);
+  if (trace_.enabled())
+    trace_.write(spec.tracePath, cfg_.clock_ghz, int32_t(cfg_.pe_cols));
+  if (pendingFault_)
+    throw FaultError(*pendingFault_);
+  return summary;
+}
+
+void Chip::throwDeadlock() const {
+  std::vector<std::string> lines;
+  Fault first;
+  for (const auto &pe : pes_)
+    pe->describeStalls(lines, first);
+  std::string msg = "nothing can make progress at cycle " + std::to_string(events_.now()) +
+                    "; waiting:";
+  const size_t kShown = 16;
+  for (size_t i = 0; i < lines.size() && i < kShown; ++i)
+    msg += "\n  " + lines[i];
+  if (lines.size() > kShown)
+    msg += "\n  ... and " + std::to_string(lines.size() - kShown) + " more";
+  first.kind = fault_kind::kDeadlock;
+  first.message = msg;
+  throw FaultError(first);
+}
+
+LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t programs) {
+  cycles_ = std::max(lastActivity_, events_.now());
+  programs_ = uint64_t(programs);
+  pesUsed_ = uint64_t(pesUsed);
+  eventsFired_ = events_.eventsFired();
+  coreBusy_ = coreIssue_ = coreScalar_ = coreRead_ = 0;
+  coreBlockedQueue_ = coreBlockedRead_ = coreCommands_ = 0;
+  for (int u = 0; u < kNumUnits; ++u)
+    unitBusy_[u] = unitCommands_[u] = unitParked_[u] = 0;
+  for (const auto &pe : pes_) {
+    const Core &c = pe->core();
+    coreBusy_ += c.busyCycles;
+    coreIssue_ += c.issueCycles;
+    coreScalar_ += c.scalarCyclesCharged;
+    coreRead_ += c.readCycles;
+    coreBlockedQueue_ += c.blockedQueueCycles;
+    coreBlockedRead_ += c.blockedReadCycles;
+    coreCommands_ += c.commandsIssued;
+    for (int u = 0; u < kNumUnits; ++u) {
+      const Unit &unit = pe->unit(UnitKind(u));
+      unitBusy_[u] += unit.busyCycles;
+      unitCommands_[u] += unit.commands;
+      unitParked_[u] += unit.parkedCycles;
+    }
+  }
+  LaunchSummary s;
+  s.cycles = cycles_;
+  s.seconds = double(cycles_) / (cfg_.clock_ghz * 1e9);
+  s.busy = {coreBusy_, unitBusy_[0], unitBusy_[1], unitBusy_[2]};
+  s.pesUsed = pesUsed;
+  s.programs = programs;
+  s.stats = stats_.snapshot();
+  s.tracePath = spec.tracePath;
+  return s;
+}
+
+} // namespace mtia::sim

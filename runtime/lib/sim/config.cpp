@@ -1,0 +1,110 @@
+//===- config.cpp - Parameter table of the simulated chip -----------------===//
+
+#include "mtia/sim/config.h"
+
+#include "mtia/device.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace mtia::sim {
+
+namespace {
+
+/// Stores `v` into an integer parameter, refusing fractions silently lost.
+void assign(int64_t &dst, const std::string &name, Config::Value v) {
+  if (const auto *i = std::get_if<int64_t>(&v)) {
+    dst = *i;
+    return;
+  }
+  double d = std::get<double>(v);
+  if (!(std::trunc(d) == d) || std::fabs(d) > 9.0e18)
+    throw std::invalid_argument("simulator parameter '" + name +
+                                "' takes an integer, got " + std::to_string(d));
+  dst = static_cast<int64_t>(d);
+}
+
+void assign(double &dst, const std::string &, Config::Value v) {
+  dst = std::visit([](auto x) { return static_cast<double>(x); }, v);
+}
+
+} // namespace
+
+void Config::set(const std::string &name, Value value) {
+#define MTIA_SIM_SET(T, N, D, S)                                               \
+  if (name == #N) {                                                            \
+    assign(N, name, value);                                                    \
+    return;                                                                    \
+  }
+  MTIA_SIM_CONFIG_PARAMS(MTIA_SIM_SET)
+#undef MTIA_SIM_SET
+  throw std::invalid_argument("unknown simulator parameter '" + name + "'");
+}
+
+std::map<std::string, Config::Value> Config::values() const {
+  std::map<std::string, Value> out;
+#define MTIA_SIM_GET(T, N, D, S) out.emplace(#N, Value(N));
+  MTIA_SIM_CONFIG_PARAMS(MTIA_SIM_GET)
+#undef MTIA_SIM_GET
+  return out;
+}
+
+const char *Config::source(const std::string &name) {
+#define MTIA_SIM_SOURCE(T, N, D, S)                                            \
+  if (name == #N)                                                              \
+    return S;
+  MTIA_SIM_CONFIG_PARAMS(MTIA_SIM_SOURCE)
+#undef MTIA_SIM_SOURCE
+  return "";
+}
+
+void Config::validate() const {
+  auto require = [](bool ok, const char *name, const char *what) {
+    if (!ok)
+      throw std::invalid_argument(std::string("simulator parameter '") + name +
+                                  "' " + what);
+  };
+  require(pe_rows >= 1 && pe_rows <= 64, "pe_rows", "must be in [1, 64]");
+  require(pe_cols >= 1 && pe_cols <= 64, "pe_cols", "must be in [1, 64]");
+  require(clock_ghz > 0, "clock_ghz", "must be positive");
+  require(local_memory_bytes > 0, "local_memory_bytes", "must be positive");
+  require(max_cbs >= 1 && max_cbs <= kMaxCbs, "max_cbs",
+          "must be in [1, 15] (device.h kMaxCbs)");
+  require(issue_cycles >= 0, "issue_cycles", "must be >= 0");
+  require(core_read_cycles >= 0, "core_read_cycles", "must be >= 0");
+  require(queue_depth >= 1, "queue_depth", "must be >= 1");
+  require(se_lanes >= 1, "se_lanes", "must be >= 1");
+  require(se_fill_cycles >= 0, "se_fill_cycles", "must be >= 0");
+  require(fi_bytes_per_cycle >= 1, "fi_bytes_per_cycle", "must be >= 1");
+  require(lpddr_gbps > 0, "lpddr_gbps", "must be positive");
+  require(lpddr_latency_cycles >= 0, "lpddr_latency_cycles", "must be >= 0");
+  require(sram_bytes >= 0, "sram_bytes", "must be >= 0 (0 disables the cache)");
+  require(sram_gbps > 0, "sram_gbps", "must be positive");
+  require(sram_latency_cycles >= 0, "sram_latency_cycles", "must be >= 0");
+  require(sram_page_bytes >= 64 &&
+              (sram_page_bytes & (sram_page_bytes - 1)) == 0,
+          "sram_page_bytes", "must be a power of two >= 64");
+  require(keep_sram_warm == 0 || keep_sram_warm == 1, "keep_sram_warm",
+          "must be 0 or 1");
+  require(launch_overhead_cycles >= 0, "launch_overhead_cycles",
+          "must be >= 0");
+  require(timing_only == 0 || timing_only == 1, "timing_only",
+          "must be 0 or 1");
+  require(fiber_stack_bytes >= 64 * 1024, "fiber_stack_bytes",
+          "must be >= 64 KiB");
+  require(trace_max_events >= 0, "trace_max_events", "must be >= 0");
+}
+
+Config mtia2iPreset() { return Config(); }
+
+Config smallPreset() {
+  Config c;
+  c.pe_rows = 2;
+  c.pe_cols = 2;
+  c.lpddr_gbps = 25.6;
+  c.sram_bytes = 16ll * 1024 * 1024;
+  c.sram_gbps = 337.5;
+  return c;
+}
+
+} // namespace mtia::sim

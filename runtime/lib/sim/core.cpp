@@ -1,0 +1,518 @@
+//===- core.cpp - The RISC-V core: kernel fiber and command issue ---------===//
+//
+// The kernel's native code runs on a fiber per PE. Device calls land here via
+// the DeviceOps table, are checked, get their CB ranges from the issue
+// cursors, and are queued on a unit. A fault raised while issuing ends the
+// fiber (it is never resumed, so no exception crosses kernel frames).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mtia/sim/chip.h"
+#include "mtia/sim/elements.h"
+#include "mtia/sim/fabric.h"
+#include "mtia/sim/pe.h"
+#include "mtia/sim/simd_engine.h"
+
+#include <cstdlib>
+#include <optional>
+#include <sys/mman.h>
+
+namespace mtia::sim {
+
+namespace {
+
+constexpr size_t kGuardBytes = 4096;
+
+Core &coreOf(Ctx *c) { return *static_cast<Core *>(c->impl); }
+
+/// Runs `fn` on the core of `c`. A fault is copied out of the handler before
+/// the fiber stops, so no exception is left in flight on an abandoned stack.
+template <class Fn> auto guarded(Ctx *c, Fn &&fn) {
+  Core &core = coreOf(c);
+  std::optional<Fault> fault;
+  try {
+    return fn(core);
+  } catch (const FaultError &e) {
+    fault = e.fault();
+  }
+  core.abort(*fault);
+}
+
+const DeviceOps kDeviceOps = {
+    [](Ctx *c, int32_t cb, DType t, uint64_t addr, const Box *box, const Operand *pad) {
+      guarded(c, [&](Core &k) { k.dmaIn(cb, t, addr, box, pad); });
+    },
+    [](Ctx *c, int32_t cb, DType t, uint64_t addr, const Box *box) {
+      guarded(c, [&](Core &k) { k.dmaOut(cb, t, addr, box); });
+    },
+    [](Ctx *c, int32_t cb, DType t, const Shape *s, int32_t addrCb, int32_t maskCb,
+       const Operand *pad) {
+      guarded(c, [&](Core &k) { k.gatherIn(cb, t, s, addrCb, maskCb, pad); });
+    },
+    [](Ctx *c, int32_t cb, DType t, const Shape *s, int32_t addrCb, int32_t maskCb) {
+      guarded(c, [&](Core &k) { k.scatterOut(cb, t, s, addrCb, maskCb); });
+    },
+    [](Ctx *c, SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops,
+       int32_t n) { guarded(c, [&](Core &k) { k.se(op, dst, t, s, ops, n); }); },
+    [](Ctx *c, ReduceOp op, int32_t dst, DType t, const Shape *in, int32_t axis,
+       const Operand *src) {
+      guarded(c, [&](Core &k) { k.seReduce(op, dst, t, in, axis, src); });
+    },
+    [](Ctx *c, int32_t dst, DType t, int64_t length, int64_t start) {
+      guarded(c, [&](Core &k) { k.seIota(dst, t, length, start); });
+    },
+    [](Ctx *c, int32_t cb, int64_t bytes) {
+      guarded(c, [&](Core &k) { k.cbPop(cb, bytes); });
+    },
+    [](Ctx *c, int32_t cb, DType t, int64_t index) {
+      return guarded(c, [&](Core &k) { return k.readScalar<int64_t>(cb, t, index); });
+    },
+    [](Ctx *c, int32_t cb, DType t, int64_t index) {
+      return guarded(c, [&](Core &k) { return k.readScalar<double>(cb, t, index); });
+    },
+    [](Ctx *c, int64_t n) { guarded(c, [&](Core &k) { k.scalarCycles(n); }); },
+};
+
+int64_t boxElements(const Box &b) {
+  int64_t n = 1;
+  for (int d = 0; d < b.rank; ++d)
+    n *= b.shape[d];
+  return n;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Fiber
+//===----------------------------------------------------------------------===//
+
+Core::~Core() {
+  if (stack_)
+    munmap(stack_, stackBytes_ + kGuardBytes);
+}
+
+void Core::begin(const KernelRun &run, int64_t first, int64_t last, Cycle start) {
+  run_ = run;
+  first_ = first;
+  last_ = last;
+  time_ = start;
+  nextSeq_ = 0;
+  finished_ = !active();
+  resumeScheduled_ = false;
+  waitUnit_ = waitCb_ = -1;
+  issueCycles = scalarCyclesCharged = readCycles = 0;
+  blockedQueueCycles = blockedReadCycles = 0;
+  commandsIssued = programsRun = busyCycles = 0;
+  if (!active())
+    return;
+
+  Chip &chip = pe_.chip();
+  size_t want = size_t(chip.config().fiber_stack_bytes);
+  if (stackBytes_ != want) {
+    if (stack_)
+      munmap(stack_, stackBytes_ + kGuardBytes);
+    // The lowest page stays inaccessible: a kernel overflowing its stack
+    // faults instead of corrupting a neighbour.
+    stack_ = mmap(nullptr, want + kGuardBytes, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack_ == MAP_FAILED) {
+      stack_ = nullptr;
+      throw std::bad_alloc();
+    }
+    mprotect(stack_, kGuardBytes, PROT_NONE);
+    stackBytes_ = want;
+  }
+  getcontext(&context_);
+  context_.uc_stack.ss_sp = static_cast<char *>(stack_) + kGuardBytes;
+  context_.uc_stack.ss_size = stackBytes_;
+  context_.uc_link = nullptr;
+  uintptr_t self = reinterpret_cast<uintptr_t>(this);
+  makecontext(&context_, reinterpret_cast<void (*)()>(&Core::fiberMain), 2,
+              unsigned(self & 0xffffffffu), unsigned(self >> 32));
+
+  ctx_.ops = &kDeviceOps;
+  ctx_.impl = this;
+  for (int i = 0; i < 3; ++i)
+    ctx_.numPrograms[i] = run.grid[i];
+  resumeScheduled_ = true;
+  chip.events().schedule(start, this, 0);
+}
+
+void Core::fiberMain(unsigned lo, unsigned hi) {
+  reinterpret_cast<Core *>(uintptr_t(lo) | (uintptr_t(hi) << 32))->runPrograms();
+}
+
+void Core::runPrograms() {
+  Chip &chip = pe_.chip();
+  const int64_t gx = run_.grid[0], gy = run_.grid[1];
+  for (int64_t pid = first_; pid < last_; ++pid) {
+    ctx_.programId[0] = int32_t(pid % gx);
+    ctx_.programId[1] = int32_t(pid / gx % gy);
+    ctx_.programId[2] = int32_t(pid / (gx * gy));
+    Cycle start = time_;
+    run_.entry(&ctx_, run_.args);
+    ++programsRun;
+    chip.trace().program(pe_.id(), start, time_, pid);
+  }
+  finished_ = true;
+  chip.noteActivity(time_);
+  // A finished fiber is never resumed; the next launch makes a fresh one.
+  swapcontext(&context_, chip.mainContext());
+  std::abort();
+}
+
+void Core::onEvent(uint32_t) {
+  resumeScheduled_ = false;
+  time_ = std::max(time_, pe_.chip().events().now());
+  swapcontext(pe_.chip().mainContext(), &context_);
+}
+
+void Core::suspend() { swapcontext(&context_, pe_.chip().mainContext()); }
+
+void Core::resumeSoon() {
+  if (resumeScheduled_)
+    return;
+  resumeScheduled_ = true;
+  EventQueue &q = pe_.chip().events();
+  q.schedule(std::max(time_, q.now()), this, 0);
+}
+
+void Core::abort(const Fault &f) {
+  pe_.chip().recordFault(f);
+  swapcontext(&context_, pe_.chip().mainContext());
+  std::abort(); // an aborted fiber is never resumed
+}
+
+void Core::onQueueSlotFreed(UnitKind u) {
+  if (waitUnit_ == int32_t(u))
+    resumeSoon();
+}
+
+void Core::onDataPublished(int32_t cb) {
+  if (waitCb_ != cb)
+    return;
+  CircularBuffer &b = pe_.cb(cb);
+  if (b.wptr() >= waitEnd_)
+    resumeSoon();
+  else
+    b.dataWaiters |= kCoreAgent;
+}
+
+std::string Core::waitReason() const {
+  if (finished_)
+    return "";
+  if (waitUnit_ >= 0)
+    return std::string("blocked on the full command queue of ") + unitName(UnitKind(waitUnit_));
+  if (waitCb_ >= 0) {
+    CircularBuffer &b = pe_.cb(waitCb_);
+    return "blocked reading cb" + std::to_string(waitCb_) + " up to byte " +
+           std::to_string(waitEnd_) + " (wptr " + std::to_string(b.wptr()) + ", rptr " +
+           std::to_string(b.rptr()) + ")";
+  }
+  return "running";
+}
+
+void Core::registerStats(StatGroup &g) {
+  g.add("busy_cycles", busyCycles);
+  g.add("issue_cycles", issueCycles);
+  g.add("scalar_cycles", scalarCyclesCharged);
+  g.add("read_cycles", readCycles);
+  g.add("blocked_queue_cycles", blockedQueueCycles);
+  g.add("blocked_read_cycles", blockedReadCycles);
+  g.add("commands", commandsIssued);
+  g.add("programs", programsRun);
+}
+
+//===----------------------------------------------------------------------===//
+// Issue
+//===----------------------------------------------------------------------===//
+
+void Core::fail(const char *kind, int32_t cb, const std::string &message) const {
+  throw FaultError(Fault{kind, pe_.id(), "riscv", cb,
+                         "#" + std::to_string(nextSeq_) + " " + issuing_, message});
+}
+
+void Core::charge(int64_t cycles, uint64_t &counter) {
+  time_ += Cycle(cycles);
+  counter += uint64_t(cycles);
+  busyCycles += uint64_t(cycles);
+}
+
+void Core::checkCb(int32_t cb) const {
+  if (cb < 0 || cb >= pe_.numCbs() || pe_.cb(cb).capacity() == 0)
+    fail(fault_kind::kCbMisuse, cb,
+         std::string(issuing_) + " uses cb" + std::to_string(cb) +
+             ", which the kernel did not give a capacity (numCbs = " +
+             std::to_string(pe_.numCbs()) + ")");
+}
+
+void Core::checkDType(DType t) const {
+  if (!isValidDType(t))
+    fail(fault_kind::kInvalidCommand, -1,
+         std::string(issuing_) + " with invalid dtype " + std::to_string(int(t)));
+}
+
+void Core::checkShape(const Shape &s) const {
+  bool ok = s.rank >= 0 && s.rank <= kMaxRank;
+  for (int d = 0; ok && d < s.rank; ++d)
+    ok = s.dim[d] >= 0;
+  if (!ok)
+    fail(fault_kind::kInvalidCommand, -1,
+         std::string(issuing_) + " with an invalid shape (rank " + std::to_string(s.rank) + ")");
+}
+
+CbRange Core::produce(int32_t cb, int64_t len) {
+  CircularBuffer &b = pe_.cb(cb);
+  if (len > b.capacity())
+    fail(fault_kind::kCbMisuse, cb,
+         std::string(issuing_) + " produces a tile of " + std::to_string(len) +
+             " bytes, larger than cb" + std::to_string(cb) + " (" +
+             std::to_string(b.capacity()) + " bytes)");
+  CbRange r{cb, b.issueWrite, len, b.issueWrite};
+  b.issueWrite += len;
+  return r;
+}
+
+CbRange Core::consume(int32_t cb, int64_t offsetBytes, int64_t len) {
+  CircularBuffer &b = pe_.cb(cb);
+  if (offsetBytes < 0 || offsetBytes + len > b.capacity())
+    fail(fault_kind::kCbMisuse, cb,
+         std::string(issuing_) + " reads bytes [" + std::to_string(offsetBytes) + ", " +
+             std::to_string(offsetBytes + len) + ") from the front of cb" +
+             std::to_string(cb) + ", outside its " + std::to_string(b.capacity()) + " bytes");
+  return CbRange{cb, b.issueRead + offsetBytes, len, b.issueRead};
+}
+
+void Core::submit(Command &c) {
+  charge(pe_.chip().config().issue_cycles, issueCycles);
+  Unit &u = pe_.unit(unitOf(c.kind));
+  if (u.full()) {
+    Cycle since = time_;
+    waitUnit_ = int32_t(u.kind());
+    while (u.full())
+      suspend();
+    waitUnit_ = -1;
+    blockedQueueCycles += time_ - since;
+    pe_.chip().trace().stall(pe_.id(), since, time_, int32_t(u.kind()), -1);
+  }
+  c.seq = nextSeq_++;
+  c.ready = time_;
+  c.forEachReadCb([&](const CbRange &r) { pe_.cb(r.cb).addReader(c.seq); });
+  u.push(c);
+  ++commandsIssued;
+}
+
+void Core::dmaIn(int32_t cb, DType t, uint64_t addr, const Box *box, const Operand *pad) {
+  issuing_ = "dmaIn";
+  checkCb(cb);
+  checkDType(t);
+  if (const char *why = checkBox(*box))
+    fail(fault_kind::kInvalidCommand, cb, why);
+  if (pad->kind != Operand::Kind::Imm || !isValidDType(pad->dtype))
+    fail(fault_kind::kInvalidCommand, cb, "dmaIn pad must be an immediate");
+  Command c;
+  c.kind = CmdKind::DmaIn;
+  c.dtype = t;
+  c.addr = addr;
+  c.box = *box;
+  c.pad = *pad;
+  c.write = produce(cb, boxElements(*box) * dtypeSize(t));
+  submit(c);
+}
+
+void Core::dmaOut(int32_t cb, DType t, uint64_t addr, const Box *box) {
+  issuing_ = "dmaOut";
+  checkCb(cb);
+  checkDType(t);
+  if (const char *why = checkBox(*box))
+    fail(fault_kind::kInvalidCommand, cb, why);
+  Command c;
+  c.kind = CmdKind::DmaOut;
+  c.dtype = t;
+  c.addr = addr;
+  c.box = *box;
+  c.reads[0] = consume(cb, 0, boxElements(*box) * dtypeSize(t));
+  c.numReads = 1;
+  submit(c);
+}
+
+void Core::gatherIn(int32_t cb, DType t, const Shape *s, int32_t addrCb, int32_t maskCb,
+                    const Operand *pad) {
+  issuing_ = "gatherIn";
+  checkCb(cb);
+  checkCb(addrCb);
+  if (maskCb >= 0)
+    checkCb(maskCb);
+  checkDType(t);
+  checkShape(*s);
+  if (pad->kind != Operand::Kind::Imm || !isValidDType(pad->dtype))
+    fail(fault_kind::kInvalidCommand, cb, "gatherIn pad must be an immediate");
+  const int64_t n = s->numElements();
+  Command c;
+  c.kind = CmdKind::GatherIn;
+  c.dtype = t;
+  c.shape = *s;
+  c.pad = *pad;
+  c.addrCb = addrCb;
+  c.maskCb = maskCb;
+  c.reads[0] = consume(addrCb, 0, n * 8);
+  if (maskCb >= 0)
+    c.reads[1] = consume(maskCb, 0, n);
+  c.numReads = 2;
+  c.write = produce(cb, n * dtypeSize(t));
+  submit(c);
+}
+
+void Core::scatterOut(int32_t cb, DType t, const Shape *s, int32_t addrCb, int32_t maskCb) {
+  issuing_ = "scatterOut";
+  checkCb(cb);
+  checkCb(addrCb);
+  if (maskCb >= 0)
+    checkCb(maskCb);
+  checkDType(t);
+  checkShape(*s);
+  const int64_t n = s->numElements();
+  Command c;
+  c.kind = CmdKind::ScatterOut;
+  c.dtype = t;
+  c.shape = *s;
+  c.addrCb = addrCb;
+  c.maskCb = maskCb;
+  c.reads[0] = consume(cb, 0, n * dtypeSize(t));
+  c.reads[1] = consume(addrCb, 0, n * 8);
+  if (maskCb >= 0)
+    c.reads[2] = consume(maskCb, 0, n);
+  c.numReads = 3;
+  submit(c);
+}
+
+/// Resolves a CB operand's view to the bytes it reads.
+CbRange Core::operandRange(const Operand &o, const Shape &shape) {
+  checkCb(o.cb);
+  int64_t lo, hi;
+  operandExtent(o, shape, lo, hi);
+  if (lo < 0)
+    fail(fault_kind::kCbMisuse, o.cb,
+         std::string(issuing_) + " operand reads element " + std::to_string(lo) +
+             ", before the front of cb" + std::to_string(o.cb));
+  const int64_t es = dtypeSize(o.dtype);
+  return consume(o.cb, lo * es, (hi - lo + 1) * es);
+}
+
+void Core::se(SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops, int32_t n) {
+  issuing_ = "se";
+  checkCb(dst);
+  checkShape(*s);
+  if (n < 1 || n > 3)
+    fail(fault_kind::kInvalidCommand, dst, "se takes 1 to 3 operands");
+  std::string why = checkElementwise(op, t, ops, n);
+  if (!why.empty())
+    fail(fault_kind::kInvalidCommand, dst, why);
+  Command c;
+  c.kind = CmdKind::Se;
+  c.dtype = t;
+  c.op = uint16_t(op);
+  c.shape = *s;
+  c.numOperands = c.numReads = n;
+  for (int32_t i = 0; i < n; ++i) {
+    c.operands[i] = ops[i];
+    if (ops[i].kind == Operand::Kind::Cb && s->numElements() > 0)
+      c.reads[i] = operandRange(ops[i], *s);
+  }
+  c.write = produce(dst, s->numElements() * dtypeSize(t));
+  submit(c);
+}
+
+void Core::seReduce(ReduceOp op, int32_t dst, DType t, const Shape *in, int32_t axis,
+                    const Operand *src) {
+  issuing_ = "seReduce";
+  checkCb(dst);
+  checkShape(*in);
+  if (in->rank < 1 || axis < 0 || axis >= in->rank || in->dim[axis] < 1)
+    fail(fault_kind::kInvalidCommand, dst,
+         "seReduce axis " + std::to_string(axis) + " is not a non-empty dimension of its rank-" +
+             std::to_string(in->rank) + " input");
+  std::string why = checkReduce(op, t);
+  if (why.empty() && !isValidDType(src->dtype))
+    why = "seReduce source has an invalid dtype";
+  if (!why.empty())
+    fail(fault_kind::kInvalidCommand, dst, why);
+  Command c;
+  c.kind = CmdKind::SeReduce;
+  c.dtype = t;
+  c.op = uint16_t(op);
+  c.shape = *in;
+  c.axis = axis;
+  c.operands[0] = *src;
+  c.numOperands = c.numReads = 1;
+  if (src->kind == Operand::Kind::Cb && in->numElements() > 0)
+    c.reads[0] = operandRange(*src, *in);
+  c.write = produce(dst, in->numElements() / in->dim[axis] * dtypeSize(t));
+  submit(c);
+}
+
+void Core::seIota(int32_t dst, DType t, int64_t length, int64_t start) {
+  issuing_ = "seIota";
+  checkCb(dst);
+  checkDType(t);
+  if (length < 0)
+    fail(fault_kind::kInvalidCommand, dst, "seIota with a negative length");
+  Command c;
+  c.kind = CmdKind::SeIota;
+  c.dtype = t;
+  c.iotaStart = start;
+  c.write = produce(dst, length * dtypeSize(t));
+  submit(c);
+}
+
+void Core::cbPop(int32_t cb, int64_t bytes) {
+  issuing_ = "cbPop";
+  checkCb(cb);
+  charge(pe_.chip().config().issue_cycles, issueCycles);
+  CircularBuffer &b = pe_.cb(cb);
+  if (bytes < 0 || b.issueRead + bytes > b.issueWrite)
+    fail(fault_kind::kCbMisuse, cb,
+         "cbPop of " + std::to_string(bytes) + " bytes from cb" + std::to_string(cb) +
+             ", which holds only " + std::to_string(b.issueWrite - b.issueRead) +
+             " pushed and unpopped bytes");
+  b.issueRead += bytes;
+  b.addPop(nextSeq_++, bytes, time_);
+  pe_.schedulePops(cb, time_);
+  ++commandsIssued;
+}
+
+template <class T> T Core::readScalar(int32_t cb, DType t, int64_t index) {
+  issuing_ = "readScalar";
+  checkCb(cb);
+  checkDType(t);
+  charge(pe_.chip().config().core_read_cycles, readCycles);
+  CircularBuffer &b = pe_.cb(cb);
+  const int64_t es = dtypeSize(t);
+  const int64_t pos = b.issueRead + index * es, end = pos + es;
+  if (index < 0 || end > b.issueWrite || end > b.issueRead + b.capacity())
+    fail(fault_kind::kCbMisuse, cb,
+         "read of element " + std::to_string(index) + " of cb" + std::to_string(cb) +
+             ", beyond the " + std::to_string(b.issueWrite - b.issueRead) +
+             " bytes pushed and not popped");
+  if (!b.isPublished(pos, es)) {
+    Cycle since = time_;
+    waitCb_ = cb;
+    waitEnd_ = end;
+    b.dataWaiters |= kCoreAgent;
+    while (!b.isPublished(pos, es))
+      suspend();
+    waitCb_ = -1;
+    blockedReadCycles += time_ - since;
+    pe_.chip().trace().stall(pe_.id(), since, time_, -1, cb);
+  }
+  uint8_t wrapped[8];
+  const uint8_t *p = b.readSpan(pos, es, wrapped);
+  return dispatchDType(t, [&](auto d) { return convertValue<T>(loadElement<decltype(d)::value>(p)); });
+}
+
+void Core::scalarCycles(int64_t n) {
+  if (n > 0)
+    charge(n, scalarCyclesCharged);
+}
+
+} // namespace mtia::sim

@@ -1,0 +1,207 @@
+//===- fabric.cpp - What the fabric interface's DMA commands move ---------===//
+
+#include "mtia/sim/fabric.h"
+
+#include <cstring>
+
+namespace mtia::sim {
+
+namespace {
+
+/// A box padded to rank 4 with leading dimensions of 1; valid clamped at 0.
+struct Box4 {
+  int64_t shape[4], stride[4], valid[4];
+  explicit Box4(const Box &b) {
+    int pad = kMaxRank - b.rank;
+    for (int i = 0; i < kMaxRank; ++i) {
+      bool lead = i < pad;
+      shape[i] = lead ? 1 : b.shape[i - pad];
+      stride[i] = lead ? 0 : b.stride[i - pad];
+      valid[i] = lead ? 1 : (b.valid[i - pad] < 0 ? 0 : b.valid[i - pad]);
+    }
+  }
+  int64_t validElements() const { return valid[0] * valid[1] * valid[2] * valid[3]; }
+  int64_t tileElements() const { return shape[0] * shape[1] * shape[2] * shape[3]; }
+};
+
+/// The byte span [lo, hi) the valid box touches at `addr`.
+void boxSpan(const Box4 &b, uint64_t addr, int64_t es, uint64_t &lo, uint64_t &hi) {
+  int64_t minOff = 0, maxOff = 0;
+  for (int d = 0; d < kMaxRank; ++d) {
+    int64_t span = (b.valid[d] - 1) * b.stride[d];
+    (span < 0 ? minOff : maxOff) += span;
+  }
+  lo = addr + uint64_t(minOff * es);
+  hi = addr + uint64_t(maxOff * es + es);
+}
+
+/// Calls f(tileOffset, memAddress, count) for each innermost row of the valid
+/// box; offsets in elements, the address in bytes.
+template <class F> void forEachRow(const Box4 &b, uint64_t addr, int64_t es, F &&f) {
+  for (int64_t i0 = 0; i0 < b.valid[0]; ++i0)
+    for (int64_t i1 = 0; i1 < b.valid[1]; ++i1)
+      for (int64_t i2 = 0; i2 < b.valid[2]; ++i2) {
+        int64_t tileOff = ((i0 * b.shape[1] + i1) * b.shape[2] + i2) * b.shape[3];
+        int64_t memOff = i0 * b.stride[0] + i1 * b.stride[1] + i2 * b.stride[2];
+        f(tileOff, addr + uint64_t(memOff * es), b.valid[3]);
+      }
+}
+
+/// Legality of the box, checked once before any byte moves.
+bool boxInBounds(const MemorySystem &mem, const Box4 &b, uint64_t addr, int64_t es,
+                 DmaOutcome &out) {
+  if (b.validElements() == 0)
+    return true;
+  uint64_t lo, hi;
+  boxSpan(b, addr, es, lo, hi);
+  if (mem.allocations().contains(lo, hi))
+    return true;
+  out.outOfBounds = true;
+  out.badAddress = lo;
+  out.badBytes = hi - lo;
+  return false;
+}
+
+} // namespace
+
+const char *checkBox(const Box &box) {
+  if (box.rank < 0 || box.rank > kMaxRank)
+    return "box rank must be in [0, 4]";
+  for (int d = 0; d < box.rank; ++d) {
+    if (box.shape[d] < 0)
+      return "box shape must be >= 0";
+    if (box.valid[d] > box.shape[d])
+      return "box valid extent exceeds its shape";
+  }
+  return nullptr;
+}
+
+DmaOutcome dmaBoxIn(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const Box &box,
+                    DType t, const uint8_t *pad, uint8_t *tile, bool functional) {
+  DmaOutcome out;
+  const Box4 b(box);
+  const int64_t es = dtypeSize(t);
+  if (!boxInBounds(mem, b, addr, es, out))
+    return out;
+  if (functional && b.validElements() != b.tileElements())
+    for (int64_t i = 0, n = b.tileElements(); i < n; ++i)
+      std::memcpy(tile + i * es, pad, es);
+  const int64_t inner = b.stride[3];
+  forEachRow(b, addr, es, [&](int64_t tileOff, uint64_t a, int64_t count) {
+    uint8_t *dst = tile + tileOff * es;
+    if (inner == 1) {
+      if (functional)
+        std::memcpy(dst, reinterpret_cast<const void *>(a), count * es);
+      mem.read(req, a, count * es);
+      return;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      uint64_t e = a + uint64_t(i * inner * es);
+      if (functional)
+        std::memcpy(dst + i * es, reinterpret_cast<const void *>(e), es);
+      mem.read(req, e, es);
+    }
+  });
+  out.bytes = uint64_t(b.validElements() * es);
+  return out;
+}
+
+DmaOutcome dmaBoxOut(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const Box &box,
+                     DType t, const uint8_t *tile, bool functional) {
+  DmaOutcome out;
+  const Box4 b(box);
+  const int64_t es = dtypeSize(t);
+  if (!boxInBounds(mem, b, addr, es, out))
+    return out;
+  const int64_t inner = b.stride[3];
+  forEachRow(b, addr, es, [&](int64_t tileOff, uint64_t a, int64_t count) {
+    const uint8_t *src = tile + tileOff * es;
+    if (inner == 1) {
+      if (functional)
+        std::memcpy(reinterpret_cast<void *>(a), src, count * es);
+      mem.write(req, a, count * es);
+      return;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      uint64_t e = a + uint64_t(i * inner * es);
+      if (functional)
+        std::memcpy(reinterpret_cast<void *>(e), src + i * es, es);
+      mem.write(req, e, es);
+    }
+  });
+  out.bytes = uint64_t(b.validElements() * es);
+  return out;
+}
+
+DmaOutcome dmaGather(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
+                     const uint8_t *addrs, const uint8_t *mask, const uint8_t *pad,
+                     uint8_t *tile, bool functional) {
+  DmaOutcome out;
+  const int64_t es = dtypeSize(t);
+  if (!functional) {
+    mem.readUncached(req, uint64_t(n * es));
+    out.bytes = uint64_t(n * es);
+    return out;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (mask && !mask[i])
+      continue;
+    uint64_t a;
+    std::memcpy(&a, addrs + i * 8, 8);
+    if (!mem.allocations().contains(a, a + es)) {
+      out.outOfBounds = true;
+      out.badAddress = a;
+      out.badBytes = uint64_t(es);
+      return out;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    uint8_t *dst = tile + i * es;
+    if (mask && !mask[i]) {
+      std::memcpy(dst, pad, es);
+      continue;
+    }
+    uint64_t a;
+    std::memcpy(&a, addrs + i * 8, 8);
+    std::memcpy(dst, reinterpret_cast<const void *>(a), es);
+    mem.read(req, a, es);
+    out.bytes += uint64_t(es);
+  }
+  return out;
+}
+
+DmaOutcome dmaScatter(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
+                      const uint8_t *addrs, const uint8_t *mask, const uint8_t *tile,
+                      bool functional) {
+  DmaOutcome out;
+  const int64_t es = dtypeSize(t);
+  if (!functional) {
+    mem.writeUncached(req, uint64_t(n * es));
+    out.bytes = uint64_t(n * es);
+    return out;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (mask && !mask[i])
+      continue;
+    uint64_t a;
+    std::memcpy(&a, addrs + i * 8, 8);
+    if (!mem.allocations().contains(a, a + es)) {
+      out.outOfBounds = true;
+      out.badAddress = a;
+      out.badBytes = uint64_t(es);
+      return out;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (mask && !mask[i])
+      continue;
+    uint64_t a;
+    std::memcpy(&a, addrs + i * 8, 8);
+    std::memcpy(reinterpret_cast<void *>(a), tile + i * es, es);
+    mem.write(req, a, es);
+    out.bytes += uint64_t(es);
+  }
+  return out;
+}
+
+} // namespace mtia::sim

@@ -1,0 +1,161 @@
+//===- memory_system.cpp - Allocations, SRAM and LPDDR timing -------------===//
+
+#include "mtia/sim/memory_system.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mtia::sim {
+
+void AddressMap::assign(std::vector<Region> regions) {
+  std::sort(regions.begin(), regions.end(),
+            [](const Region &a, const Region &b) { return a.addr < b.addr; });
+  merged_.clear();
+  for (const Region &r : regions) {
+    if (r.bytes == 0)
+      continue;
+    if (!merged_.empty() && r.addr <= merged_.back().addr + merged_.back().bytes) {
+      Region &m = merged_.back();
+      m.bytes = std::max(m.addr + m.bytes, r.addr + r.bytes) - m.addr;
+    } else {
+      merged_.push_back(r);
+    }
+  }
+}
+
+bool AddressMap::contains(uint64_t lo, uint64_t hi) const {
+  auto it = std::upper_bound(merged_.begin(), merged_.end(), lo,
+                             [](uint64_t a, const Region &r) { return a < r.addr; });
+  if (it == merged_.begin())
+    return false;
+  --it;
+  return hi >= lo && hi <= it->addr + it->bytes;
+}
+
+double MemorySystem::Server::reserve(double t, double bytes) {
+  freeAt = std::max(t, freeAt) + bytes / bytesPerCycle;
+  return freeAt;
+}
+
+MemorySystem::MemorySystem(const Config &cfg, StatGroup &stats) : cfg_(cfg) {
+  lpddr_.bytesPerCycle = cfg.lpddrBytesPerCycle();
+  sram_.bytesPerCycle = cfg.sramBytesPerCycle();
+  while ((uint64_t(1) << pageShift_) < uint64_t(cfg.sram_page_bytes))
+    ++pageShift_;
+  capacityPages_ = uint64_t(cfg.sram_bytes) >> pageShift_;
+  StatGroup &lpddr = stats.group("lpddr");
+  lpddr.add("bytes_read", lpddrBytesRead_);
+  lpddr.add("bytes_written", lpddrBytesWritten_);
+  StatGroup &sram = stats.group("sram");
+  sram.add("bytes_read", sramBytesRead_);
+  sram.add("bytes_written", sramBytesWritten_);
+  sram.add("hits", sramHits_);
+  sram.add("misses", sramMisses_);
+  sram.add("evictions", sramEvictions_);
+}
+
+void MemorySystem::beginLaunch(std::vector<Region> regions) {
+  allocations_.assign(std::move(regions));
+  lpddr_.freeAt = sram_.freeAt = 0;
+  if (cfg_.keep_sram_warm) {
+    for (auto &entry : pages_)
+      entry.second.readyAt = 0;
+  } else {
+    pages_.clear();
+    lru_.clear();
+  }
+  lpddrBytesRead_ = lpddrBytesWritten_ = 0;
+  sramBytesRead_ = sramBytesWritten_ = 0;
+  sramHits_ = sramMisses_ = sramEvictions_ = 0;
+}
+
+MemorySystem::Page *MemorySystem::lookup(uint64_t page) {
+  auto it = pages_.find(page);
+  if (it == pages_.end())
+    return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second.lru);
+  return &it->second;
+}
+
+void MemorySystem::install(uint64_t page, double readyAt) {
+  if (pages_.size() >= capacityPages_) {
+    pages_.erase(lru_.back());
+    lru_.pop_back();
+    ++sramEvictions_;
+  }
+  lru_.push_front(page);
+  pages_.emplace(page, Page{lru_.begin(), readyAt});
+}
+
+void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
+  if (len == 0)
+    return;
+  if (capacityPages_ == 0)
+    return readUncached(req, len);
+  const uint64_t pageBytes = uint64_t(1) << pageShift_;
+  for (uint64_t a = addr, end = addr + len; a < end;) {
+    uint64_t page = a >> pageShift_;
+    uint64_t piece = std::min(end, (page + 1) << pageShift_) - a;
+    if (Page *p = lookup(page)) {
+      ++sramHits_;
+      req.sramReadBytes += double(piece);
+      sramBytesRead_ += piece;
+      req.pageReady = std::max(req.pageReady, p->readyAt);
+    } else {
+      ++sramMisses_;
+      double filled = lpddr_.reserve(double(req.start), double(pageBytes));
+      lpddrBytesRead_ += pageBytes;
+      sramBytesWritten_ += pageBytes;
+      install(page, filled);
+      req.fillEnd = std::max(req.fillEnd, filled);
+    }
+    a += piece;
+  }
+}
+
+void MemorySystem::write(MemoryRequest &req, uint64_t addr, uint64_t len) {
+  writeUncached(req, len);
+  if (capacityPages_ == 0)
+    return;
+  for (uint64_t a = addr, end = addr + len; a < end;) {
+    uint64_t page = a >> pageShift_;
+    uint64_t piece = std::min(end, (page + 1) << pageShift_) - a;
+    if (pages_.count(page)) {
+      req.sramWriteBytes += double(piece);
+      sramBytesWritten_ += piece;
+    }
+    a += piece;
+  }
+}
+
+void MemorySystem::readUncached(MemoryRequest &req, uint64_t len) {
+  req.lpddrReadBytes += double(len);
+  lpddrBytesRead_ += len;
+}
+
+void MemorySystem::writeUncached(MemoryRequest &req, uint64_t len) {
+  req.lpddrWriteBytes += double(len);
+  lpddrBytesWritten_ += len;
+}
+
+MemoryTiming MemorySystem::finish(MemoryRequest &req) {
+  const double start = double(req.start);
+  double serverEnd = start, done = start;
+  Cycle latency = 0;
+  auto level = [&](double end, double ready, int64_t lat) {
+    serverEnd = std::max(serverEnd, end);
+    done = std::max(done, std::max(end, ready) + double(lat));
+    latency = std::max(latency, Cycle(lat));
+  };
+  if (req.sramReadBytes + req.sramWriteBytes > 0)
+    level(sram_.reserve(start, req.sramReadBytes + req.sramWriteBytes),
+          req.pageReady, cfg_.sram_latency_cycles);
+  if (req.fillEnd > 0)
+    level(req.fillEnd, 0, cfg_.lpddr_latency_cycles);
+  if (req.lpddrReadBytes + req.lpddrWriteBytes > 0)
+    level(lpddr_.reserve(start, req.lpddrReadBytes + req.lpddrWriteBytes), 0,
+          cfg_.lpddr_latency_cycles);
+  return MemoryTiming{Cycle(std::ceil(serverEnd)), Cycle(std::ceil(done)), latency};
+}
+
+} // namespace mtia::sim

@@ -1,0 +1,361 @@
+//===- pe.cpp - Units and the PE's execution side --------------------------===//
+
+#include "mtia/sim/pe.h"
+
+#include "mtia/sim/chip.h"
+#include "mtia/sim/elements.h"
+#include "mtia/sim/fabric.h"
+#include "mtia/sim/simd_engine.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace mtia::sim {
+
+namespace {
+Cycle ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Unit
+//===----------------------------------------------------------------------===//
+
+void Unit::reset(int64_t depth) {
+  ring_.assign(size_t(depth), Command());
+  head_ = count_ = started_ = 0;
+  nextFree_ = lastDone_ = 0;
+  wakeAt_ = kNever;
+  parked_ = false;
+  parkedCb_ = -1;
+  busyCycles = commands = parkedCycles = 0;
+}
+
+void Unit::push(const Command &c) {
+  ring_[(head_ + count_) % ring_.size()] = c;
+  ++count_;
+  if (count_ - 1 == started_)
+    wake(c.ready);
+}
+
+void Unit::wake(Cycle at) {
+  if (at >= wakeAt_)
+    return; // an earlier attempt is already scheduled and will re-evaluate
+  wakeAt_ = at;
+  pe_.chip().events().schedule(at, this, kWake);
+}
+
+const Command *Unit::waiting() const {
+  return started_ < count_ ? &ring_[(head_ + started_) % ring_.size()] : nullptr;
+}
+
+void Unit::onEvent(uint32_t tag) {
+  Chip &chip = pe_.chip();
+  const Cycle now = chip.events().now();
+  if (tag == kWake) {
+    if (now >= wakeAt_)
+      wakeAt_ = kNever;
+    tryStart();
+    return;
+  }
+  const Command &c = ring_[head_];
+  pe_.retire(c);
+  head_ = (head_ + 1) % ring_.size();
+  --count_;
+  --started_;
+  chip.noteActivity(now);
+  pe_.core().onQueueSlotFreed(kind_);
+}
+
+void Unit::tryStart() {
+  Chip &chip = pe_.chip();
+  const Cycle now = chip.events().now();
+  while (started_ < count_) {
+    const Command &c = ring_[(head_ + started_) % ring_.size()];
+    const Cycle at = std::max(c.ready, nextFree_);
+    if (at > now) {
+      wake(at);
+      return;
+    }
+    int32_t cb;
+    bool forSpace;
+    if (!pe_.mayStart(c, *this, cb, forSpace)) {
+      if (!parked_)
+        parkedSince_ = now;
+      parked_ = true;
+      parkedCb_ = cb;
+      parkedForSpace_ = forSpace;
+      return;
+    }
+    if (parked_) {
+      parkedCycles += now - parkedSince_;
+      parked_ = false;
+    }
+    auto [freeAt, done] = pe_.execute(c);
+    done = std::max(done, lastDone_);
+    lastDone_ = done;
+    busyCycles += freeAt - now;
+    nextFree_ = freeAt;
+    ++commands;
+    ++started_;
+    chip.trace().command(pe_.id(), kind_, now, freeAt, c.label());
+    chip.events().schedule(done, this, kComplete);
+  }
+}
+
+void Unit::registerStats(StatGroup &g) {
+  g.add("busy_cycles", busyCycles);
+  g.add("commands", commands);
+  g.add("parked_cycles", parkedCycles);
+}
+
+//===----------------------------------------------------------------------===//
+// PE
+//===----------------------------------------------------------------------===//
+
+Pe::Pe(Chip &chip, int32_t id, StatGroup &stats)
+    : chip_(chip), id_(id), local_(size_t(chip.config().local_memory_bytes)),
+      units_{{*this, UnitKind::DmaIn}, {*this, UnitKind::DmaOut}, {*this, UnitKind::Se}},
+      core_(*this) {
+  core_.registerStats(stats.group("riscv"));
+  for (Unit &u : units_)
+    u.registerStats(stats.group(unitName(u.kind())));
+}
+
+void Pe::configure(const KernelInfo &info) {
+  numCbs_ = info.numCbs;
+  int64_t offset = 0;
+  for (int32_t i = 0; i < kMaxCbs; ++i) {
+    int64_t cap = i < numCbs_ ? info.cbCapacity[i] : 0;
+    cbs_[i].configure(local_.data() + offset, cap);
+    offset += cap;
+  }
+  for (Unit &u : units_)
+    u.reset(chip_.config().queue_depth);
+}
+
+bool Pe::mayStart(const Command &c, Unit &u, int32_t &blockingCb, bool &forSpace) {
+  const uint32_t bit = agentBit(u.kind());
+  if (c.write.cb >= 0) {
+    CircularBuffer &b = cbs_[c.write.cb];
+    if (!b.hasSpace(c.write.pos, c.write.len)) {
+      b.spaceWaiters |= bit;
+      blockingCb = c.write.cb;
+      forSpace = true;
+      return false;
+    }
+  }
+  for (int32_t i = 0; i < c.numReads; ++i) {
+    const CbRange &r = c.reads[i];
+    if (r.cb >= 0 && !cbs_[r.cb].isPublished(r.pos, r.len)) {
+      cbs_[r.cb].dataWaiters |= bit;
+      blockingCb = r.cb;
+      forSpace = false;
+      return false;
+    }
+  }
+  return true;
+}
+
+const uint8_t *Pe::readSpan(const CbRange &r, int slot) {
+  return cbs_[r.cb].readSpan(r.pos, r.len, chip_.scratch(slot));
+}
+
+std::pair<Cycle, Cycle> Pe::execute(const Command &c) {
+  const Config &cfg = chip_.config();
+  const Cycle now = chip_.events().now();
+  const bool functional = !cfg.timing_only;
+  const UnitKind unit = unitOf(c.kind);
+
+  if (unit == UnitKind::Se) {
+    int64_t count = 0;
+    int64_t widest = dtypeSize(c.dtype);
+    SeInput in[3];
+    for (int32_t i = 0; i < c.numOperands; ++i) {
+      const Operand &o = c.operands[i];
+      in[i].operand = &o;
+      if (o.kind != Operand::Kind::Cb)
+        continue;
+      widest = std::max<int64_t>(widest, dtypeSize(o.dtype));
+      const CbRange &r = c.reads[i];
+      if (functional && r.cb >= 0) {
+        in[i].data = readSpan(r, i);
+        in[i].first = (r.pos - r.front) / dtypeSize(o.dtype);
+      }
+    }
+    CircularBuffer &dst = cbs_[c.write.cb];
+    uint8_t *tile = functional ? dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3)) : nullptr;
+    switch (c.kind) {
+    case CmdKind::Se:
+      count = c.shape.numElements();
+      if (functional)
+        runElementwise(SeOp(c.op), c.dtype, c.shape, in, c.numOperands, tile, chip_.seScratch());
+      break;
+    case CmdKind::SeReduce:
+      count = c.shape.numElements();
+      if (functional)
+        runReduce(ReduceOp(c.op), c.dtype, c.shape, c.axis, in[0], tile, chip_.seScratch());
+      break;
+    default: // SeIota
+      count = c.write.len / dtypeSize(c.dtype);
+      if (functional)
+        runIota(c.dtype, count, c.iotaStart, tile);
+      break;
+    }
+    if (functional)
+      dst.commitSpan(c.write.pos, c.write.len, tile);
+    // 32 lanes of 32-bit elements: twice as many 16-bit ones, half as many
+    // 64-bit ones.
+    const uint64_t lanes = std::max<uint64_t>(1, uint64_t(cfg.se_lanes) * 4 / uint64_t(widest));
+    const Cycle occupancy = std::max<Cycle>(1, ceilDiv(uint64_t(count), lanes));
+    return {now + occupancy, now + Cycle(cfg.se_fill_cycles) + occupancy};
+  }
+
+  MemorySystem &mem = chip_.memory();
+  MemoryRequest req;
+  req.start = now;
+  DmaOutcome out;
+  switch (c.kind) {
+  case CmdKind::DmaIn:
+  case CmdKind::GatherIn: {
+    CircularBuffer &dst = cbs_[c.write.cb];
+    uint8_t pad[8];
+    encodeImmediate(c.pad, c.dtype, pad);
+    uint8_t *tile = functional ? dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3)) : nullptr;
+    if (c.kind == CmdKind::DmaIn) {
+      out = dmaBoxIn(mem, req, c.addr, c.box, c.dtype, pad, tile, functional);
+    } else {
+      const int64_t n = c.shape.numElements();
+      const uint8_t *addrs = functional ? readSpan(c.reads[0], 0) : nullptr;
+      const uint8_t *mask = functional && c.maskCb >= 0 ? readSpan(c.reads[1], 1) : nullptr;
+      out = dmaGather(mem, req, n, c.dtype, addrs, mask, pad, tile, functional);
+    }
+    if (functional && !out.outOfBounds)
+      dst.commitSpan(c.write.pos, c.write.len, tile);
+    break;
+  }
+  case CmdKind::DmaOut:
+    out = dmaBoxOut(mem, req, c.addr, c.box, c.dtype,
+                    functional ? readSpan(c.reads[0], 0) : nullptr, functional);
+    break;
+  default: { // ScatterOut
+    const int64_t n = c.shape.numElements();
+    const uint8_t *tile = functional ? readSpan(c.reads[0], 0) : nullptr;
+    const uint8_t *addrs = functional ? readSpan(c.reads[1], 1) : nullptr;
+    const uint8_t *mask = functional && c.maskCb >= 0 ? readSpan(c.reads[2], 2) : nullptr;
+    out = dmaScatter(mem, req, n, c.dtype, addrs, mask, tile, functional);
+    break;
+  }
+  }
+  if (out.outOfBounds) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg,
+                  "%" PRIu64 " bytes at address 0x%" PRIx64
+                  " lie outside every allocation registered for the launch",
+                  out.badBytes, out.badAddress);
+    fail(fault_kind::kOutOfBoundsDma, c, unit, msg);
+  }
+  // Data leaves the PE at fi_bytes_per_cycle; the memory servers may be
+  // slower (contention) and add their latency.
+  const MemoryTiming m = mem.finish(req);
+  const Cycle fi = std::max<Cycle>(1, ceilDiv(out.bytes, uint64_t(cfg.fi_bytes_per_cycle)));
+  return {std::max(now + fi, m.serverEnd), std::max(now + fi + m.latency, m.done)};
+}
+
+void Pe::retire(const Command &c) {
+  const Cycle now = chip_.events().now();
+  if (c.write.cb >= 0 && cbs_[c.write.cb].completeWrite(c.write.pos, c.write.len))
+    wakeData(c.write.cb);
+  c.forEachReadCb([&](const CbRange &r) {
+    CircularBuffer &b = cbs_[r.cb];
+    b.completeReader(c.seq);
+    if (b.applyPops(now))
+      wakeSpace(r.cb);
+  });
+}
+
+void Pe::schedulePops(int32_t cb, Cycle at) { chip_.events().schedule(at, this, uint32_t(cb)); }
+
+void Pe::onEvent(uint32_t tag) {
+  if (cbs_[tag].applyPops(chip_.events().now()))
+    wakeSpace(int32_t(tag));
+}
+
+void Pe::wakeData(int32_t cb) {
+  const Cycle now = chip_.events().now();
+  const uint32_t mask = cbs_[cb].dataWaiters;
+  cbs_[cb].dataWaiters = 0;
+  for (Unit &u : units_)
+    if (mask & agentBit(u.kind()))
+      u.wake(now);
+  if (mask & kCoreAgent)
+    core_.onDataPublished(cb);
+}
+
+void Pe::wakeSpace(int32_t cb) {
+  const Cycle now = chip_.events().now();
+  const uint32_t mask = cbs_[cb].spaceWaiters;
+  cbs_[cb].spaceWaiters = 0;
+  for (Unit &u : units_)
+    if (mask & agentBit(u.kind()))
+      u.wake(now);
+}
+
+bool Pe::quiescent() const {
+  if (!core_.finished())
+    return false;
+  for (const Unit &u : units_)
+    if (!u.idle())
+      return false;
+  for (int32_t i = 0; i < numCbs_; ++i)
+    if (cbs_[i].hasPendingPops())
+      return false;
+  return true;
+}
+
+void Pe::describeStalls(std::vector<std::string> &lines, Fault &first) const {
+  const std::string pe = "PE " + std::to_string(id_);
+  auto pointers = [&](int32_t cb) {
+    const CircularBuffer &b = cbs_[cb];
+    return "wptr " + std::to_string(b.wptr()) + ", rptr " + std::to_string(b.rptr()) +
+           ", capacity " + std::to_string(b.capacity());
+  };
+  for (const Unit &u : units_) {
+    const Command *c = u.waiting();
+    if (!c)
+      continue;
+    const int32_t cb = u.parkedCb();
+    std::string line = pe + " " + unitName(u.kind()) + ": " + c->describe();
+    if (cb < 0) {
+      line += " never started";
+    } else if (u.parkedForSpace()) {
+      line += " parked on cb" + std::to_string(cb) + " for space up to byte " +
+              std::to_string(c->write.pos + c->write.len) + " (" + pointers(cb) + ")";
+    } else {
+      int64_t end = 0;
+      for (int32_t i = 0; i < c->numReads; ++i)
+        if (c->reads[i].cb == cb)
+          end = std::max(end, c->reads[i].pos + c->reads[i].len);
+      line += " parked on cb" + std::to_string(cb) + " for data up to byte " +
+              std::to_string(end) + " (" + pointers(cb) + ")";
+    }
+    lines.push_back(line);
+    if (first.pe < 0)
+      first = Fault{fault_kind::kDeadlock, id_, unitName(u.kind()), cb, c->describe(), ""};
+  }
+  if (!core_.finished()) {
+    lines.push_back(pe + " riscv: " + core_.waitReason());
+    if (first.pe < 0)
+      first = Fault{fault_kind::kDeadlock, id_, "riscv", core_.waitCb(), "", ""};
+  }
+  for (int32_t i = 0; i < numCbs_; ++i)
+    if (cbs_[i].hasPendingPops())
+      lines.push_back(pe + " cb" + std::to_string(i) + ": pop of " +
+                      std::to_string(cbs_[i].frontPopBytes()) + " bytes waits for reader #" +
+                      std::to_string(cbs_[i].oldestReader()) + " (" + pointers(i) + ")");
+}
+
+void Pe::fail(const char *kind, const Command &c, UnitKind u, const std::string &message) const {
+  throw FaultError(Fault{kind, id_, unitName(u), c.mainCb(), c.describe(), message});
+}
+
+} // namespace mtia::sim

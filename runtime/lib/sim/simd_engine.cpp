@@ -1,0 +1,459 @@
+//===- simd_engine.cpp - Functional semantics of the SIMD Engine ----------===//
+//
+// Each opcode is one scalar function per value type, found through the
+// `with*` selectors below. The element loops and the validity checks both go
+// through those selectors, so what is accepted at issue is exactly what can
+// be computed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mtia/sim/simd_engine.h"
+
+#include "mtia/sim/elements.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace mtia::sim {
+
+namespace {
+
+constexpr int kArity[] = {
+#define MTIA_SE_OP(Name, Arity) Arity,
+#include "mtia/se_ops.def"
+};
+constexpr const char *kSeNames[] = {
+#define MTIA_SE_OP(Name, Arity) #Name,
+#include "mtia/se_ops.def"
+};
+constexpr const char *kReduceNames[] = {
+#define MTIA_SE_REDUCE(Name) #Name,
+#include "mtia/se_reduce_ops.def"
+};
+constexpr size_t kNumSeOps = sizeof(kArity) / sizeof(kArity[0]);
+constexpr size_t kNumReduceOps = sizeof(kReduceNames) / sizeof(kReduceNames[0]);
+
+template <class V> constexpr bool kIsInt = std::is_integral_v<V> && !std::is_same_v<V, bool>;
+
+template <class V> V maximumOf(V x, V y) {
+  if (std::isnan(x) || std::isnan(y))
+    return std::numeric_limits<V>::quiet_NaN();
+  if (x == y)
+    return std::signbit(x) ? y : x;
+  return x > y ? x : y;
+}
+template <class V> V minimumOf(V x, V y) {
+  if (std::isnan(x) || std::isnan(y))
+    return std::numeric_limits<V>::quiet_NaN();
+  if (x == y)
+    return std::signbit(x) ? x : y;
+  return x < y ? x : y;
+}
+
+/// Wrapping two's-complement arithmetic in the width of V.
+template <class V> V wrap(uint64_t x) {
+  return static_cast<V>(static_cast<std::make_unsigned_t<V>>(x));
+}
+
+/// Calls f(fn), fn the scalar function of unary `op` on V; false if `op` has
+/// no meaning on V.
+template <class V, class F> bool withUnary(SeOp op, F &&f) {
+  if constexpr (std::is_same_v<V, bool>) {
+    switch (op) {
+    case SeOp::Copy: f([](V x) { return x; }); return true;
+    case SeOp::Not: f([](V x) { return !x; }); return true;
+    default: return false;
+    }
+  } else if constexpr (std::is_floating_point_v<V>) {
+    switch (op) {
+    case SeOp::Copy: f([](V x) { return x; }); return true;
+    case SeOp::Neg: f([](V x) { return -x; }); return true;
+    case SeOp::Abs: f([](V x) { return std::fabs(x); }); return true;
+    case SeOp::Exp: f([](V x) { return std::exp(x); }); return true;
+    case SeOp::Exp2: f([](V x) { return std::exp2(x); }); return true;
+    case SeOp::Log: f([](V x) { return std::log(x); }); return true;
+    case SeOp::Log2: f([](V x) { return std::log2(x); }); return true;
+    case SeOp::Sqrt: f([](V x) { return std::sqrt(x); }); return true;
+    case SeOp::Rsqrt: f([](V x) { return V(1) / std::sqrt(x); }); return true;
+    case SeOp::Sin: f([](V x) { return std::sin(x); }); return true;
+    case SeOp::Cos: f([](V x) { return std::cos(x); }); return true;
+    case SeOp::Tanh: f([](V x) { return std::tanh(x); }); return true;
+    case SeOp::Erf: f([](V x) { return std::erf(x); }); return true;
+    case SeOp::Floor: f([](V x) { return std::floor(x); }); return true;
+    case SeOp::Ceil: f([](V x) { return std::ceil(x); }); return true;
+    default: return false;
+    }
+  } else {
+    switch (op) {
+    case SeOp::Copy: f([](V x) { return x; }); return true;
+    case SeOp::Neg: f([](V x) { return wrap<V>(0 - uint64_t(x)); }); return true;
+    case SeOp::Abs: f([](V x) { return x < 0 ? wrap<V>(0 - uint64_t(x)) : x; }); return true;
+    case SeOp::Not: f([](V x) { return V(~x); }); return true;
+    default: return false;
+    }
+  }
+}
+
+/// As withUnary, for binary opcodes whose result has the operands' type.
+template <class V, class F> bool withBinary(SeOp op, F &&f) {
+  if constexpr (std::is_same_v<V, bool>) {
+    switch (op) {
+    case SeOp::And: f([](V x, V y) { return x && y; }); return true;
+    case SeOp::Or: f([](V x, V y) { return x || y; }); return true;
+    case SeOp::Xor: f([](V x, V y) { return x != y; }); return true;
+    default: return false;
+    }
+  } else if constexpr (std::is_floating_point_v<V>) {
+    switch (op) {
+    case SeOp::Add: f([](V x, V y) { return x + y; }); return true;
+    case SeOp::Sub: f([](V x, V y) { return x - y; }); return true;
+    case SeOp::Mul: f([](V x, V y) { return x * y; }); return true;
+    case SeOp::Div: f([](V x, V y) { return x / y; }); return true;
+    case SeOp::Rem: f([](V x, V y) { return std::fmod(x, y); }); return true;
+    case SeOp::Max: f([](V x, V y) { return std::fmax(x, y); }); return true;
+    case SeOp::Min: f([](V x, V y) { return std::fmin(x, y); }); return true;
+    case SeOp::Maximum: f([](V x, V y) { return maximumOf(x, y); }); return true;
+    case SeOp::Minimum: f([](V x, V y) { return minimumOf(x, y); }); return true;
+    case SeOp::Pow: f([](V x, V y) { return std::pow(x, y); }); return true;
+    default: return false;
+    }
+  } else {
+    using U = std::make_unsigned_t<V>;
+    constexpr uint64_t kBits = sizeof(V) * 8;
+    constexpr V kMin = std::numeric_limits<V>::min();
+    switch (op) {
+    case SeOp::Add: f([](V x, V y) { return wrap<V>(uint64_t(x) + uint64_t(y)); }); return true;
+    case SeOp::Sub: f([](V x, V y) { return wrap<V>(uint64_t(x) - uint64_t(y)); }); return true;
+    case SeOp::Mul: f([](V x, V y) { return wrap<V>(uint64_t(x) * uint64_t(y)); }); return true;
+    case SeOp::Div:
+      f([](V x, V y) { return y == 0 ? V(-1) : (x == kMin && y == V(-1)) ? kMin : V(x / y); });
+      return true;
+    case SeOp::DivU:
+      f([](V x, V y) { return y == 0 ? V(-1) : V(U(x) / U(y)); });
+      return true;
+    case SeOp::Rem:
+      f([](V x, V y) { return y == 0 ? x : (x == kMin && y == V(-1)) ? V(0) : V(x % y); });
+      return true;
+    case SeOp::RemU:
+      f([](V x, V y) { return y == 0 ? x : V(U(x) % U(y)); });
+      return true;
+    case SeOp::Max:
+    case SeOp::Maximum: f([](V x, V y) { return std::max(x, y); }); return true;
+    case SeOp::Min:
+    case SeOp::Minimum: f([](V x, V y) { return std::min(x, y); }); return true;
+    case SeOp::MaxU: f([](V x, V y) { return U(x) > U(y) ? x : y; }); return true;
+    case SeOp::MinU: f([](V x, V y) { return U(x) < U(y) ? x : y; }); return true;
+    case SeOp::And: f([](V x, V y) { return V(x & y); }); return true;
+    case SeOp::Or: f([](V x, V y) { return V(x | y); }); return true;
+    case SeOp::Xor: f([](V x, V y) { return V(x ^ y); }); return true;
+    case SeOp::Shl:
+      f([](V x, V y) { return U(y) >= kBits ? V(0) : wrap<V>(uint64_t(U(x)) << U(y)); });
+      return true;
+    case SeOp::ShrS:
+      f([](V x, V y) { return U(y) >= kBits ? V(x < 0 ? -1 : 0) : V(x >> U(y)); });
+      return true;
+    case SeOp::ShrU:
+      f([](V x, V y) { return U(y) >= kBits ? V(0) : V(U(x) >> U(y)); });
+      return true;
+    default: return false;
+    }
+  }
+}
+
+/// As withUnary, for comparisons (result bool).
+template <class V, class F> bool withCompare(SeOp op, F &&f) {
+  switch (op) {
+  case SeOp::CmpEq: f([](V x, V y) { return x == y; }); return true;
+  case SeOp::CmpNe: f([](V x, V y) { return x != y; }); return true;
+  default: break;
+  }
+  if constexpr (std::is_same_v<V, bool>) {
+    return false;
+  } else {
+    switch (op) {
+    case SeOp::CmpLt: f([](V x, V y) { return x < y; }); return true;
+    case SeOp::CmpLe: f([](V x, V y) { return x <= y; }); return true;
+    case SeOp::CmpGt: f([](V x, V y) { return x > y; }); return true;
+    case SeOp::CmpGe: f([](V x, V y) { return x >= y; }); return true;
+    default: break;
+    }
+    if constexpr (kIsInt<V>) {
+      using U = std::make_unsigned_t<V>;
+      switch (op) {
+      case SeOp::CmpULt: f([](V x, V y) { return U(x) < U(y); }); return true;
+      case SeOp::CmpULe: f([](V x, V y) { return U(x) <= U(y); }); return true;
+      case SeOp::CmpUGt: f([](V x, V y) { return U(x) > U(y); }); return true;
+      case SeOp::CmpUGe: f([](V x, V y) { return U(x) >= U(y); }); return true;
+      default: break;
+      }
+    }
+    return false;
+  }
+}
+
+/// As withUnary, for Fma (Select is type-generic and handled apart).
+template <class V, class F> bool withTernary(SeOp op, F &&f) {
+  if (op != SeOp::Fma)
+    return false;
+  if constexpr (std::is_floating_point_v<V>) {
+    f([](V x, V y, V z) { return std::fma(x, y, z); });
+    return true;
+  } else if constexpr (kIsInt<V>) {
+    f([](V x, V y, V z) { return wrap<V>(uint64_t(x) * uint64_t(y) + uint64_t(z)); });
+    return true;
+  }
+  return false;
+}
+
+SeOp reduceAsBinary(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum: return SeOp::Add;
+  case ReduceOp::Prod: return SeOp::Mul;
+  case ReduceOp::Max: return SeOp::Max;
+  case ReduceOp::Min: return SeOp::Min;
+  case ReduceOp::MaxU: return SeOp::MaxU;
+  case ReduceOp::MinU: return SeOp::MinU;
+  case ReduceOp::Maximum: return SeOp::Maximum;
+  case ReduceOp::Minimum: return SeOp::Minimum;
+  case ReduceOp::And: return SeOp::And;
+  case ReduceOp::Or: return SeOp::Or;
+  case ReduceOp::Xor: return SeOp::Xor;
+  }
+  return SeOp::Copy; // not binary: rejected by the caller
+}
+
+/// Rounds a value computed in float to the precision of D (F16/BF16).
+template <DType D> ValueOf<D> roundTo(ValueOf<D> v) {
+  if constexpr (D == DType::F16)
+    return floatFromHalf(halfFromFloat(v));
+  else if constexpr (D == DType::BF16)
+    return floatFromBf16(bf16FromFloat(v));
+  else
+    return v;
+}
+
+/// Shape and strides padded to rank 4 (leading dimensions of 1).
+struct Iter4 {
+  int64_t dim[4];
+  int64_t stride[4];
+  Iter4(const Shape &s, const int64_t *stride4) {
+    int pad = kMaxRank - s.rank;
+    for (int i = 0; i < kMaxRank; ++i) {
+      dim[i] = i < pad ? 1 : s.dim[i - pad];
+      stride[i] = i < pad ? 0 : stride4[i - pad];
+    }
+  }
+};
+
+/// The operand as values of computation type C, dense over `shape`, each
+/// value rounded to C.
+template <DType C> void materialize(const SeInput &in, const Shape &shape, ValueOf<C> *out) {
+  using V = ValueOf<C>;
+  const Operand &o = *in.operand;
+  const int64_t n = shape.numElements();
+  if (o.kind == Operand::Kind::Imm) {
+    uint8_t bytes[8];
+    encodeImmediate(o, C, bytes);
+    std::fill(out, out + n, loadElement<C>(bytes));
+    return;
+  }
+  Iter4 it(shape, o.stride);
+  dispatchDType(o.dtype, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    constexpr int64_t es = dtypeSize(D);
+    const bool round = C != D;
+    V *w = out;
+    for (int64_t i0 = 0; i0 < it.dim[0]; ++i0)
+      for (int64_t i1 = 0; i1 < it.dim[1]; ++i1)
+        for (int64_t i2 = 0; i2 < it.dim[2]; ++i2) {
+          int64_t idx = o.offset - in.first + i0 * it.stride[0] + i1 * it.stride[1] +
+                        i2 * it.stride[2];
+          const uint8_t *p = in.data + idx * es;
+          const int64_t step = it.stride[3] * es;
+          for (int64_t i3 = 0; i3 < it.dim[3]; ++i3, p += step)
+            *w++ = convertValue<V>(loadElement<D>(p));
+        }
+    if (round)
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = roundTo<C>(out[i]);
+  });
+}
+
+/// Writes `n` values to `dst` as dtype `t`.
+template <class V> void storeAll(const V *values, int64_t n, DType t, uint8_t *dst) {
+  dispatchDType(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    constexpr int64_t es = dtypeSize(D);
+    for (int64_t i = 0; i < n; ++i)
+      storeElement<D>(dst + i * es, values[i]);
+  });
+}
+
+} // namespace
+
+const char *seOpName(SeOp op) {
+  return size_t(op) < kNumSeOps ? kSeNames[size_t(op)] : "?";
+}
+const char *reduceOpName(ReduceOp op) {
+  return size_t(op) < kNumReduceOps ? kReduceNames[size_t(op)] : "?";
+}
+int seOpArity(SeOp op) { return size_t(op) < kNumSeOps ? kArity[size_t(op)] : 0; }
+
+DType seComputeType(SeOp op, DType out, const Operand *ops, int n) {
+  if (op == SeOp::Select)
+    return out;
+  for (int i = 0; i < n; ++i)
+    if (ops[i].kind == Operand::Kind::Cb)
+      return ops[i].dtype;
+  return ops[0].dtype;
+}
+
+std::string checkElementwise(SeOp op, DType out, const Operand *ops, int n) {
+  int arity = seOpArity(op);
+  if (arity == 0)
+    return "unknown SE opcode " + std::to_string(int(op));
+  if (n != arity)
+    return std::string("SE ") + seOpName(op) + " takes " + std::to_string(arity) +
+           " operands, got " + std::to_string(n);
+  if (!isValidDType(out))
+    return "invalid output dtype";
+  for (int i = 0; i < n; ++i)
+    if (!isValidDType(ops[i].dtype) ||
+        (ops[i].kind != Operand::Kind::Cb && ops[i].kind != Operand::Kind::Imm))
+      return "operand " + std::to_string(i) + " has an invalid dtype or kind";
+  DType ct = seComputeType(op, out, ops, n);
+  auto noop = [](auto) {};
+  bool ok = dispatchDType(ct, [&](auto c) {
+    using V = ValueOf<decltype(c)::value>;
+    switch (arity) {
+    case 1: return withUnary<V>(op, noop);
+    case 2: return withBinary<V>(op, noop) || withCompare<V>(op, noop);
+    default: return op == SeOp::Select || withTernary<V>(op, noop);
+    }
+  });
+  return ok ? "" : std::string("SE ") + seOpName(op) + " is not defined on " + dtypeName(ct);
+}
+
+std::string checkReduce(ReduceOp op, DType out) {
+  if (size_t(op) >= kNumReduceOps)
+    return "unknown reduction " + std::to_string(int(op));
+  if (!isValidDType(out))
+    return "invalid output dtype";
+  bool ok = dispatchDType(out, [&](auto c) {
+    return withBinary<ValueOf<decltype(c)::value>>(reduceAsBinary(op), [](auto) {});
+  });
+  return ok ? "" : std::string("reduction ") + reduceOpName(op) + " is not defined on " +
+                       dtypeName(out);
+}
+
+void runElementwise(SeOp op, DType out, const Shape &shape, const SeInput *in, int n,
+                    uint8_t *dst, SeScratch &scratch) {
+  const int64_t count = shape.numElements();
+  if (op == SeOp::Select) {
+    bool *cond = scratch.get<bool>(3, count);
+    materialize<DType::I1>(in[0], shape, cond);
+    dispatchDType(out, [&](auto o) {
+      constexpr DType O = decltype(o)::value;
+      using V = ValueOf<O>;
+      V *a = scratch.get<V>(0, count), *b = scratch.get<V>(1, count);
+      materialize<O>(in[1], shape, a);
+      materialize<O>(in[2], shape, b);
+      for (int64_t i = 0; i < count; ++i)
+        a[i] = cond[i] ? a[i] : b[i];
+      storeAll(a, count, out, dst);
+    });
+    return;
+  }
+  const Operand ops[3] = {*in[0].operand, n > 1 ? *in[1].operand : Operand(),
+                          n > 2 ? *in[2].operand : Operand()};
+  dispatchDType(seComputeType(op, out, ops, n), [&](auto c) {
+    constexpr DType C = decltype(c)::value;
+    using V = ValueOf<C>;
+    V *x[3] = {};
+    for (int i = 0; i < n; ++i) {
+      x[i] = scratch.get<V>(i, count);
+      materialize<C>(in[i], shape, x[i]);
+    }
+    V *r = scratch.get<V>(3, count);
+    const V *a = x[0], *b = x[1], *z = x[2];
+    bool done = false;
+    if (n == 1)
+      done = withUnary<V>(op, [&](auto fn) {
+        for (int64_t i = 0; i < count; ++i)
+          r[i] = fn(a[i]);
+      });
+    else if (n == 2)
+      done = withBinary<V>(op, [&](auto fn) {
+        for (int64_t i = 0; i < count; ++i)
+          r[i] = fn(a[i], b[i]);
+      });
+    else
+      done = withTernary<V>(op, [&](auto fn) {
+        for (int64_t i = 0; i < count; ++i)
+          r[i] = fn(a[i], b[i], z[i]);
+      });
+    if (done) {
+      if constexpr (C == DType::F16 || C == DType::BF16)
+        if (out != C)
+          for (int64_t i = 0; i < count; ++i)
+            r[i] = roundTo<C>(r[i]);
+      storeAll(r, count, out, dst);
+      return;
+    }
+    // Comparisons: the bool results reuse the first operand's array.
+    bool *flags = reinterpret_cast<bool *>(r);
+    withCompare<V>(op, [&](auto fn) {
+      for (int64_t i = 0; i < count; ++i)
+        flags[i] = fn(a[i], b[i]);
+    });
+    storeAll(flags, count, out, dst);
+  });
+}
+
+void runReduce(ReduceOp op, DType out, const Shape &inShape, int axis, const SeInput &src,
+               uint8_t *dst, SeScratch &scratch) {
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d)
+    outer *= inShape.dim[d];
+  for (int d = axis + 1; d < inShape.rank; ++d)
+    inner *= inShape.dim[d];
+  const int64_t len = inShape.dim[axis];
+  dispatchDType(out, [&](auto o) {
+    constexpr DType O = decltype(o)::value;
+    using V = ValueOf<O>;
+    V *x = scratch.get<V>(0, inShape.numElements());
+    V *r = scratch.get<V>(1, outer * inner);
+    materialize<O>(src, inShape, x);
+    withBinary<V>(reduceAsBinary(op), [&](auto fn) {
+      for (int64_t ou = 0; ou < outer; ++ou)
+        for (int64_t in = 0; in < inner; ++in) {
+          const V *col = x + ou * len * inner + in;
+          V acc = col[0];
+          for (int64_t k = 1; k < len; ++k)
+            acc = roundTo<O>(fn(acc, col[k * inner]));
+          r[ou * inner + in] = acc;
+        }
+    });
+    storeAll(r, outer * inner, out, dst);
+  });
+}
+
+void runIota(DType t, int64_t length, int64_t start, uint8_t *dst) {
+  dispatchDType(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    for (int64_t i = 0; i < length; ++i)
+      storeElement<D>(dst + i * dtypeSize(D), start + i);
+  });
+}
+
+void operandExtent(const Operand &o, const Shape &shape, int64_t &lo, int64_t &hi) {
+  lo = hi = o.offset;
+  for (int d = 0; d < shape.rank; ++d) {
+    int64_t span = (shape.dim[d] - 1) * o.stride[d];
+    (span < 0 ? lo : hi) += span;
+  }
+}
+
+} // namespace mtia::sim
