@@ -23,7 +23,7 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 //===----------------------------------------------------------------------===//
 
 def TT_FuncOp : TT_Op<"func", [AutomaticAllocationScope, FunctionOpInterface,
-                               IsolatedFromAbove, OpAsmOpInterface]> {
+                               IsolatedFromAbove]> {
   let summary = "a Triton kernel or device function";
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
@@ -36,7 +36,6 @@ def TT_FuncOp : TT_Op<"func", [AutomaticAllocationScope, FunctionOpInterface,
     ::mlir::Region *getCallableRegion() { return isExternal() ? nullptr : &getBody(); }
     ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
     ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
-    static ::llvm::StringRef getDefaultDialect() { return "tt"; }
   }];
 }
 

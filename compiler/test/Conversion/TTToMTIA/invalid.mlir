@@ -1,0 +1,32 @@
+// RUN: triton-mtia-opt %s --convert-tt-to-mtia -split-input-file -verify-diagnostics
+
+tt.func public @inline_asm(%p: !tt.ptr<f32>) {
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %x = tt.load %ps : tensor<64x!tt.ptr<f32>>
+  // expected-error @+1 {{inline assembly (tt.elementwise_inline_asm, from tl.inline_asm_elementwise) cannot run on MTIA}}
+  %y = tt.elementwise_inline_asm "mov.b32 $0, $1;" {constraints = "=r,r", packed_element = 1 : i32, pure = true} %x : tensor<64xf32> -> tensor<64xf32>
+  tt.return
+}
+
+// -----
+
+tt.func public @combine(%p: !tt.ptr<f32>) {
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %x = tt.load %ps : tensor<64x!tt.ptr<f32>>
+  // expected-error @+1 {{'tt.reduce' is not supported by the MTIA backend yet: reductions whose combine region is not a single add}}
+  %s = "tt.reduce"(%x) <{axis = 0 : i32}> ({
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.mulf %a, %b : f32
+    %d = arith.addf %c, %b : f32
+    tt.reduce.return %d : f32
+  }) : (tensor<64xf32>) -> f32
+  tt.store %p, %s : !tt.ptr<f32>
+  tt.return
+}
+
+// -----
+
+// expected-error @+1 {{kernel arguments must be scalars or pointers}}
+tt.func public @tensor_arg(%x: tensor<64xf32>) {
+  tt.return
+}

@@ -1,0 +1,44 @@
+// RUN: triton-mtia-opt %s --convert-tt-to-mtia --canonicalize --cse | FileCheck %s
+
+// A loop-carried accumulator lives in one CB: initialised before the loop,
+// read at the front each iteration, the next value appended by the yield and
+// the old one popped. The reduction's scalar result is read by the core,
+// because scalar code divides it.
+// CHECK-LABEL: func.func @row_mean(
+// CHECK: mtia.se "Copy" %{{.*}} : f32 {cb = [[ACC:[0-9]+]] : i64, elemType = f32, shape = array<i64: 256>, srcs = [#mtia.imm]}
+// CHECK: scf.for
+// CHECK:   mtia.dma_in {{.*}} {cb = [[A:[0-9]+]] : i64, elemType = f32, shape = array<i64: 256>}
+// CHECK:   mtia.se "Add" {cb = [[NEW:[0-9]+]] : i64, {{.*}} srcs = [#mtia.view<cb = [[ACC]], {{.*}}>, #mtia.view<cb = [[A]], {{.*}}>]}
+// CHECK:   mtia.cb_pop {bytes = 1024 : i64, cb = [[ACC]] : i64}
+// CHECK:   mtia.se "Copy" {cb = [[ACC]] : i64, {{.*}} srcs = [#mtia.view<cb = [[NEW]], {{.*}}>]}
+// CHECK:   mtia.cb_pop {bytes = 1024 : i64, cb = [[NEW]] : i64}
+// CHECK: }
+// CHECK: mtia.se_reduce "Sum" {axis = 0 : i64, cb = [[S:[0-9]+]] : i64, {{.*}} src = #mtia.view<cb = [[ACC]]
+// CHECK: %[[SUM:.*]] = mtia.read {cb = [[S]] : i64, index = 0 : i64} : f32
+// CHECK: arith.divf %[[SUM]]
+tt.func public @row_mean(%X: !tt.ptr<f32>, %Y: !tt.ptr<f32>, %N: i32) {
+  %c256 = arith.constant 256 : i32
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.000000e+00> : tensor<256xf32>
+  %acc = scf.for %off = %c0 to %N step %c256 iter_args(%a = %zero) -> (tensor<256xf32>) : i32 {
+    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %s = tt.splat %off : i32 -> tensor<256xi32>
+    %cols = arith.addi %s, %r : tensor<256xi32>
+    %n = tt.splat %N : i32 -> tensor<256xi32>
+    %m = arith.cmpi slt, %cols, %n : tensor<256xi32>
+    %xp = tt.splat %X : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %p = tt.addptr %xp, %cols : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x = tt.load %p, %m, %zero : tensor<256x!tt.ptr<f32>>
+    %next = arith.addf %a, %x : tensor<256xf32>
+    scf.yield %next : tensor<256xf32>
+  }
+  %sum = "tt.reduce"(%acc) <{axis = 0 : i32}> ({
+  ^bb0(%l: f32, %r: f32):
+    %c = arith.addf %l, %r : f32
+    tt.reduce.return %c : f32
+  }) : (tensor<256xf32>) -> f32
+  %nf = arith.sitofp %N : i32 to f32
+  %mean = arith.divf %sum, %nf : f32
+  tt.store %Y, %mean : !tt.ptr<f32>
+  tt.return
+}

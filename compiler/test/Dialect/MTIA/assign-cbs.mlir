@@ -1,0 +1,78 @@
+// RUN: triton-mtia-opt %s --mtia-assign-cbs --split-input-file --verify-diagnostics | FileCheck %s
+
+// Virtual CBs 10 and 11 are live at once; 12 starts after 10 is popped and
+// reuses its physical CB. Capacities double-buffer the largest tile.
+// CHECK-LABEL: func.func @share
+// CHECK-SAME: mtia.cb_capacity = array<i64: 2048, 1024>
+// CHECK: mtia.se_iota {cb = 0 : i64
+// CHECK: mtia.se_iota {cb = 1 : i64
+// CHECK: mtia.cb_pop {bytes = 256 : i64, cb = 0 : i64}
+// CHECK: mtia.se_iota {cb = 0 : i64, elemType = i32, length = 256 : i64
+func.func @share() {
+  mtia.se_iota {cb = 10 : i64, elemType = i32, length = 64 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 11 : i64, elemType = i32, length = 128 : i64, start = 0 : i64}
+  mtia.cb_pop {bytes = 256 : i64, cb = 10 : i64}
+  mtia.se_iota {cb = 12 : i64, elemType = i32, length = 256 : i64, start = 0 : i64}
+  mtia.cb_pop {bytes = 512 : i64, cb = 11 : i64}
+  mtia.cb_pop {bytes = 1024 : i64, cb = 12 : i64}
+  return
+}
+
+// -----
+
+// A tile defined before a loop and read inside it is live for the whole loop,
+// so a tile of the loop body cannot take its CB.
+// CHECK-LABEL: func.func @loop
+// CHECK: mtia.se_iota {cb = 0 : i64
+// CHECK: scf.for
+// CHECK:   mtia.se {{.*}}cb = 1 : i64
+func.func @loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  mtia.se_iota {cb = 5 : i64, elemType = i32, length = 64 : i64, start = 0 : i64}
+  scf.for %i = %c0 to %n step %c1 {
+    mtia.se "Copy" {cb = 6 : i64, elemType = i32, shape = array<i64: 64>, srcs = [#mtia.view<cb = 5, elemType = i32, offset = 0, strides = 1>]}
+    mtia.cb_pop {bytes = 256 : i64, cb = 6 : i64}
+  }
+  mtia.cb_pop {bytes = 256 : i64, cb = 5 : i64}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kernel needs 16 circular buffers live at once; an MTIA PE has 15}}
+func.func @too_many() {
+  mtia.se_iota {cb = 0 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 1 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 2 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 3 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 4 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 5 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 6 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 7 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 8 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 9 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 10 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 11 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 12 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 13 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 14 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.se_iota {cb = 15 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 0 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 1 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 2 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 3 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 4 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 5 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 6 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 7 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 8 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 9 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 10 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 11 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 12 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 13 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 14 : i64}
+  mtia.cb_pop {bytes = 32 : i64, cb = 15 : i64}
+  return
+}
