@@ -71,7 +71,8 @@ class Settings:
     #: The C++ compiler that turns generated C++ into a shared object.
     cxx: str = field(default_factory=lambda: os.environ.get("TRITON_MTIA_CXX", "clang++-22"))
     #: Flags for `cxx`; -fPIC/-shared/-I are always added.
-    cxx_flags: tuple = ("-std=c++17", "-O2")
+    # -fwrapv: integer arithmetic in kernels wraps, as it does in Triton.
+    cxx_flags: tuple = ("-std=c++17", "-O2", "-fwrapv")
     #: Directory holding `mtia/device.h`.
     include_dir: Optional[str] = field(default_factory=_find_include_dir)
     #: Simulator preset used when the process-wide simulator is first made.
