@@ -1,0 +1,78 @@
+//===- elements_test.cpp - Element conversions ----------------------------===//
+
+#include "mtia/sim/elements.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace mtia;
+using namespace mtia::sim;
+
+TEST(Elements, HalfFromFloatRoundsToNearestEven) {
+  EXPECT_EQ(halfFromFloat(1.0f), 0x3c00);
+  EXPECT_EQ(halfFromFloat(-2.0f), 0xc000);
+  EXPECT_EQ(halfFromFloat(0.1f), 0x2e66);
+  EXPECT_EQ(halfFromFloat(65504.0f), 0x7bff);
+  EXPECT_EQ(halfFromFloat(65519.0f), 0x7bff);
+  EXPECT_EQ(halfFromFloat(65520.0f), 0x7c00); // halfway to the next: even = inf
+  EXPECT_EQ(halfFromFloat(std::numeric_limits<float>::infinity()), 0x7c00);
+  EXPECT_EQ(halfFromFloat(0x1p-24f), 0x0001);   // smallest subnormal
+  EXPECT_EQ(halfFromFloat(0x1p-25f), 0x0000);   // halfway to 0: even = 0
+  EXPECT_EQ(halfFromFloat(0x1.8p-25f), 0x0001); // above halfway
+  EXPECT_EQ(halfFromFloat(0x3p-25f), 0x0002);   // 1.5 ulp: even = 2
+  EXPECT_EQ(halfFromFloat(-0.0f), 0x8000);
+  // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (1.0).
+  EXPECT_EQ(halfFromFloat(1.0f + 0x1p-11f), 0x3c00);
+  EXPECT_EQ(halfFromFloat(1.0f + 0x3p-11f), 0x3c02);
+  EXPECT_TRUE(std::isnan(floatFromHalf(halfFromFloat(std::nanf("")))));
+}
+
+TEST(Elements, HalfRoundTripsEveryValue) {
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    if ((h & 0x7c00) == 0x7c00 && (h & 0x3ff))
+      continue; // NaN payloads are not preserved
+    EXPECT_EQ(halfFromFloat(floatFromHalf(uint16_t(h))), h) << std::hex << h;
+  }
+}
+
+TEST(Elements, DoubleToHalfRoundsOnce) {
+  // Just above the halfway point between 1 and 1 + 2^-10 by less than a float
+  // ulp: rounding to float first would land on the tie and go down.
+  const double d = 1.0 + 0x1p-11 + 0x1p-40;
+  EXPECT_EQ(halfFromDouble(d), 0x3c01);
+  EXPECT_EQ(halfFromFloat(float(d)), 0x3c00);
+}
+
+TEST(Elements, Bf16RoundsToNearestEven) {
+  EXPECT_EQ(bf16FromFloat(1.0f), 0x3f80);
+  EXPECT_EQ(bf16FromFloat(1.0f + 0x1p-8f), 0x3f80); // tie: even
+  EXPECT_EQ(bf16FromFloat(1.0f + 0x3p-8f), 0x3f82);
+  EXPECT_EQ(floatFromBf16(0x4049), 3.140625f);
+  EXPECT_TRUE(std::isnan(floatFromBf16(bf16FromFloat(std::nanf("")))));
+}
+
+TEST(Elements, FloatToIntTruncatesAndSaturates) {
+  EXPECT_EQ(convertValue<int32_t>(-2.7f), -2);
+  EXPECT_EQ(convertValue<int32_t>(2.7), 2);
+  EXPECT_EQ(convertValue<int8_t>(300.0f), 127);
+  EXPECT_EQ(convertValue<int8_t>(-300.0f), -128);
+  EXPECT_EQ(convertValue<int64_t>(1e30), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(convertValue<int32_t>(std::nan("")), 0);
+  EXPECT_TRUE(convertValue<bool>(0.5f));
+  EXPECT_FALSE(convertValue<bool>(int64_t(0)));
+}
+
+TEST(Elements, ImmediatesTakeTheirOwnTypeFirst) {
+  // 0.1 as an F16 immediate is 0.0999755859375 once widened to F32.
+  uint8_t out[4];
+  encodeImmediate(immFloat(DType::F16, 0.1), DType::F32, out);
+  float f;
+  std::memcpy(&f, out, 4);
+  EXPECT_EQ(f, floatFromHalf(0x2e66));
+  encodeImmediate(immInt(DType::I8, 300), DType::I32, out);
+  int32_t i;
+  std::memcpy(&i, out, 4);
+  EXPECT_EQ(i, 44); // 300 wraps to 44 in i8
+}

@@ -1,0 +1,167 @@
+//===- timing_test.cpp - Cycle counts: blocking, determinism, bandwidth ---===//
+
+#include "test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+using namespace mtia;
+using namespace mtia::test;
+
+namespace {
+
+/// Streams tiles through cb0 -> SE copy -> cb1 -> memory. Args: in, out,
+/// tile elements.
+void streamCopyKernel(Ctx *c, const Arg *a) {
+  const int64_t n = a[2].i;
+  const uint64_t offset = uint64_t(programId(c, 0)) * uint64_t(n) * 4;
+  const Shape s = shape1(n);
+  dmaIn(c, 0, DType::F32, a[0].u + offset, box1(n, n), immFloat(DType::F32, 0));
+  se(c, SeOp::Copy, 1, DType::F32, s, tile(0, DType::F32, s));
+  cbPop(c, 0, n * 4);
+  dmaOut(c, 1, DType::F32, a[1].u + offset, box1(n, n));
+  cbPop(c, 1, n * 4);
+}
+
+uint64_t streamCopyCycles(int64_t tilesPerCb) {
+  const int64_t n = 4096, programs = 32;
+  std::vector<float> in(size_t(n * programs)), out(in.size());
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = float(i);
+  rt::Simulator sim(rowOfPes(1));
+  KernelInfo info = kernelInfo("stream_copy", 3, {tilesPerCb * n * 4, tilesPerCb * n * 4});
+  sim::LaunchSummary r = sim.launch(streamCopyKernel, info, {programs, 1, 1},
+                                    {ptrArg(in.data()), ptrArg(out.data()), intArg(n)},
+                                    {regionOf(in), regionOf(out)});
+  EXPECT_EQ(in, out);
+  return r.cycles;
+}
+
+TEST(Timing, OneTileCbsSerializeWhatTwoTileCbsOverlap) {
+  const uint64_t single = streamCopyCycles(1), dbl = streamCopyCycles(2);
+  EXPECT_GT(single, dbl);
+  // Double buffering hides a large part of the DMA behind the SE and back.
+  EXPECT_GT(double(single) / double(dbl), 1.2) << single << " vs " << dbl;
+}
+
+void flatten(const sim::StatNode &n, const std::string &prefix,
+             std::map<std::string, uint64_t> &out) {
+  if (!n.isGroup) {
+    out[prefix + n.name] = n.value;
+    return;
+  }
+  for (const sim::StatNode &c : n.children)
+    flatten(c, prefix + n.name + ".", out);
+}
+
+TEST(Timing, SameLaunchTwiceGivesTheSameCyclesAndStats) {
+  const int64_t n = 1 << 16, block = 1024;
+  std::vector<float> x(n, 1), y(n, 2), out(n);
+  KernelInfo info = kernelInfo("vector_add", 5, {8192, 8192, 8192});
+  rt::Simulator sim(sim::mtia2iPreset());
+  auto run = [&] {
+    sim::LaunchSummary r = sim.launch(
+        vectorAddKernel, info, {n / block, 1, 1},
+        {ptrArg(x.data()), ptrArg(y.data()), ptrArg(out.data()), intArg(n), intArg(block)},
+        {regionOf(x), regionOf(y), regionOf(out)});
+    std::map<std::string, uint64_t> flat;
+    flatten(r.stats, "", flat);
+    return std::make_pair(r.cycles, flat);
+  };
+  auto first = run();
+  auto second = run();
+  EXPECT_EQ(first.first, second.first);
+  EXPECT_EQ(first.second, second.second);
+}
+
+TEST(Timing, VectorAddFromLpddrRunsAtLpddrBandwidth) {
+  const int64_t n = 4 * 1024 * 1024, block = 1024;
+  std::vector<float> x(n), y(n), out(n);
+  for (int64_t i = 0; i < n; i += 4099) {
+    x[size_t(i)] = float(i);
+    y[size_t(i)] = 1.0f;
+  }
+  KernelInfo info = kernelInfo("vector_add", 5, {8192, 8192, 8192});
+  rt::Simulator sim(sim::mtia2iPreset());
+  sim::LaunchSummary r =
+      sim.launch(vectorAddKernel, info, {n / block, 1, 1},
+                 {ptrArg(x.data()), ptrArg(y.data()), ptrArg(out.data()), intArg(n), intArg(block)},
+                 {regionOf(x), regionOf(y), regionOf(out)});
+  for (int64_t i = 0; i < n; i += 4099)
+    ASSERT_EQ(out[size_t(i)], float(i) + 1.0f);
+  const sim::Config cfg = sim::mtia2iPreset();
+  const double bound = 12.0 * double(n) / cfg.lpddrBytesPerCycle();
+  const double ratio = double(r.cycles) / bound;
+  std::printf("vector add 4M fp32: %llu cycles, LPDDR bound %.0f cycles, ratio %.3f\n",
+              static_cast<unsigned long long>(r.cycles), bound, ratio);
+  EXPECT_GE(ratio, 0.66);
+  EXPECT_LE(ratio, 1.33);
+  EXPECT_EQ(r.pesUsed, 64);
+  // Reads fill whole SRAM pages: the arrays' unaligned ends over-fetch.
+  const uint64_t read = r.stats.find("memory.lpddr.bytes_read")->value;
+  EXPECT_GE(read, uint64_t(8 * n));
+  EXPECT_LE(read, uint64_t(8 * n + 4 * cfg.sram_page_bytes));
+  EXPECT_EQ(r.stats.find("memory.lpddr.bytes_written")->value, uint64_t(4 * n));
+}
+
+TEST(Timing, SmallerChipIsSlower) {
+  const int64_t n = 1 << 16, block = 1024;
+  std::vector<float> x(n, 1), y(n, 2), out(n);
+  KernelInfo info = kernelInfo("vector_add", 5, {8192, 8192, 8192});
+  auto cycles = [&](const sim::Config &cfg) {
+    rt::Simulator sim(cfg);
+    return sim
+        .launch(vectorAddKernel, info, {n / block, 1, 1},
+                {ptrArg(x.data()), ptrArg(y.data()), ptrArg(out.data()), intArg(n), intArg(block)},
+                {regionOf(x), regionOf(y), regionOf(out)})
+        .cycles;
+  };
+  EXPECT_GT(cycles(sim::smallPreset()), cycles(sim::mtia2iPreset()));
+}
+
+TEST(Timing, WarmSramServesRereads) {
+  const int64_t n = 1 << 16, block = 1024;
+  std::vector<float> x(n, 1), y(n, 2), out(n);
+  KernelInfo info = kernelInfo("vector_add", 5, {8192, 8192, 8192});
+  sim::Config cfg = sim::mtia2iPreset();
+  cfg.keep_sram_warm = 1;
+  rt::Simulator sim(cfg);
+  auto run = [&] {
+    return sim.launch(vectorAddKernel, info, {n / block, 1, 1},
+                      {ptrArg(x.data()), ptrArg(y.data()), ptrArg(out.data()), intArg(n),
+                       intArg(block)},
+                      {regionOf(x), regionOf(y), regionOf(out)});
+  };
+  sim::LaunchSummary cold = run(), warm = run();
+  EXPECT_EQ(warm.stats.find("memory.lpddr.bytes_read")->value, 0u);
+  EXPECT_GT(warm.stats.find("memory.sram.hits")->value, 0u);
+  EXPECT_LT(warm.cycles, cold.cycles);
+}
+
+TEST(Timing, TwentyFiveThousandCommandsSimulateQuickly) {
+  // 4096 programs x 7 commands (3 DMA, 1 SE, 3 pops); the bound is generous
+  // for loaded machines.
+  const int64_t n = 4096 * 256, block = 256;
+  std::vector<float> x(n, 1), y(n, 2), out(n);
+  KernelInfo info = kernelInfo("vector_add", 5, {2048, 2048, 2048});
+  sim::Config cfg = sim::mtia2iPreset();
+  cfg.timing_only = 1;
+  rt::Simulator sim(cfg);
+  auto t0 = std::chrono::steady_clock::now();
+  sim::LaunchSummary r =
+      sim.launch(vectorAddKernel, info, {n / block, 1, 1},
+                 {ptrArg(x.data()), ptrArg(y.data()), ptrArg(out.data()), intArg(n), intArg(block)},
+                 {regionOf(x), regionOf(y), regionOf(out)});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%llu commands, %llu events, %llu cycles in %.3f s\n",
+              static_cast<unsigned long long>(r.stats.find("units.riscv.commands")->value),
+              static_cast<unsigned long long>(r.stats.find("events")->value),
+              static_cast<unsigned long long>(r.cycles), seconds);
+  EXPECT_EQ(r.stats.find("units.riscv.commands")->value, uint64_t(7 * n / block));
+  EXPECT_LT(seconds, 1.0);
+}
+
+} // namespace
