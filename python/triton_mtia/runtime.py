@@ -39,8 +39,8 @@ def _sim_module():
     try:
         from . import _mtia_sim
     except ImportError as e:
-        raise ImportError("triton_mtia._mtia_sim (the simulator extension) is not built; "
-                          "run `pip install --no-build-isolation .` in the source tree") from e
+        raise ImportError(f"triton_mtia._mtia_sim (the simulator extension) cannot be imported ({e}); "
+                          "build it with `pip install --no-build-isolation .` in the source tree") from e
     return _mtia_sim
 
 
