@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import ModuleType
-from typing import Dict, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from triton import knobs
 from triton._C.libtriton import ir, passes
@@ -99,16 +99,27 @@ def _digest(path: Optional[str]) -> str:
     return _file_digest(path, os.stat(path).st_mtime_ns)
 
 
-def _run_tool(stage: str, command, workdir: str) -> None:
-    """Runs one pipeline tool; on failure raises CompilationError with its
-    stderr and the command line, keeping `workdir` so the command can be
-    re-run by hand."""
-    proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
+              command: Callable[[str, str], List[str]]) -> bytes:
+    """Writes `text` to NAME.in_ext in a fresh temporary directory, runs
+    `command(input, output)` there, and returns the bytes of NAME.out_ext.
+
+    On failure raises CompilationError with the tool's stderr and the command
+    line, keeping the directory so that the command can be re-run by hand."""
+    workdir = tempfile.mkdtemp(prefix=f"triton-mtia-{name}-")
+    src = os.path.join(workdir, f"{name}.{in_ext}")
+    out = os.path.join(workdir, f"{name}.{out_ext}")
+    Path(src).write_text(text)
+    cmd = command(src, out)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         kept = workdir if settings.keep_failed_temps else None
         if kept is None:
             shutil.rmtree(workdir, ignore_errors=True)
-        raise CompilationError(stage, command, proc.returncode, proc.stderr + proc.stdout, kept)
+        raise CompilationError(stage, cmd, proc.returncode, proc.stderr + proc.stdout, kept)
+    result = Path(out).read_bytes()
+    shutil.rmtree(workdir, ignore_errors=True)
+    return result
 
 
 class MTIABackend(BaseBackend):
@@ -184,30 +195,18 @@ class MTIABackend(BaseBackend):
         name = mod.get_entry_func_name()
         metadata["name"] = name
         compiler = settings.require_compiler()
-        workdir = tempfile.mkdtemp(prefix=f"triton-mtia-{name}-")
-        src = os.path.join(workdir, f"{name}.ttir")
-        out = os.path.join(workdir, f"{name}.cpp")
         # str() prints the custom form with locations, which the compiler
         # needs to point its diagnostics at the kernel's Python source.
-        Path(src).write_text(str(mod))
-        _run_tool("cpp", [compiler, src, "-o", out], workdir)
-        cpp = Path(out).read_text()
-        shutil.rmtree(workdir, ignore_errors=True)
-        return cpp
+        cpp = _run_tool("cpp", name, str(mod), "ttir", "cpp", lambda src, out: [compiler, src, "-o", out])
+        return cpp.decode()
 
     @staticmethod
     def make_so(src: str, metadata, options: MTIAOptions) -> bytes:
         """C++ -> a shared object exporting NAME and NAME_info."""
-        name = metadata["name"]
-        workdir = tempfile.mkdtemp(prefix=f"triton-mtia-{name}-")
-        cpp = os.path.join(workdir, f"{name}.cpp")
-        so = os.path.join(workdir, f"{name}.so")
-        Path(cpp).write_text(src)
-        command = [settings.cxx, *settings.cxx_flags, "-fPIC", "-shared", f"-I{settings.require_include_dir()}", cpp,
-                   "-o", so]
-        _run_tool("so", command, workdir)
-        binary = Path(so).read_bytes()
-        shutil.rmtree(workdir, ignore_errors=True)
+        include = settings.require_include_dir()
+        binary = _run_tool(
+            "so", metadata["name"], src, "cpp", "so",
+            lambda cpp, so: [settings.cxx, *settings.cxx_flags, "-fPIC", "-shared", f"-I{include}", cpp, "-o", so])
         # Triton checks metadata.shared against the device limit. Local memory
         # is per CB and checked by the runtime against the kernel's KernelInfo,
         # so nothing is charged here.
