@@ -54,7 +54,7 @@ def run_sample(sample, step: int, total: int, out_dir: Path) -> bool:
     print(f"    {verdict}  max |error| vs PyTorch = {max_err:.3g}")
     print(f"    grid {stats.grid[0]}x{stats.grid[1]}x{stats.grid[2]} = {stats.programs} programs on "
           f"{stats.pes_used} PEs; {stats.cycles:,} cycles = {stats.microseconds:.2f} us simulated "
-          f"({wall:.2f} s on the host, compile included)")
+          f"({wall:.2f} s host wall time, compile included unless cached)")
     print(f"    utilisation (busy / (cycles x PEs used)): {util}")
     print(f"    generated C++: {cpp_path}  (also in Triton's cache as asm['cpp'])")
     print(f"    trace:         {trace_path}  (open in https://ui.perfetto.dev)")
