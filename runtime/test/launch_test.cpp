@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace mtia;
@@ -213,6 +214,25 @@ TEST_F(LaunchTest, ReduceSumAndMaxAlongEachAxis) {
   checkReduce(sim, ReduceOp::Max, DType::F32, f, ref(f, false, 0), ref(f, false, 1));
   checkReduce(sim, ReduceOp::Sum, DType::I32, i, ref(i, true, 0), ref(i, true, 1));
   checkReduce(sim, ReduceOp::Max, DType::I32, i, ref(i, false, 0), ref(i, false, 1));
+}
+
+/// max over the first `n` of 8 elements, the rest padded with -inf.
+/// Args: in, out, n.
+void maskedMaxKernel(Ctx *c, const Arg *a) {
+  const double inf = std::numeric_limits<double>::infinity();
+  dmaIn(c, 0, DType::F32, a[0].u, box1(8, a[2].i), immFloat(DType::F32, -inf));
+  seReduce(c, ReduceOp::Max, 1, DType::F32, shape1(8), 0, tile(0, DType::F32, shape1(8)));
+  dmaOut(c, 1, DType::F32, a[1].u, Box());
+  cbPop(c, 0, 32);
+  cbPop(c, 1, 4);
+}
+
+TEST_F(LaunchTest, InfinitePadFeedsAMaskedMax) {
+  std::vector<float> in = {-5, -3, -9, -4, 100}, out(1);
+  KernelInfo info = kernelInfo("masked_max", 3, {32, 4});
+  sim.launch(maskedMaxKernel, info, {1, 1, 1},
+             {ptrArg(in.data()), ptrArg(out.data()), intArg(4)}, {regionOf(in), regionOf(out)});
+  EXPECT_EQ(out[0], -3.0f); // 100 is masked off; the pad never wins
 }
 
 /// Gathers x[idx[i]] through an address tile built from iota and the SE,

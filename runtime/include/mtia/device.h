@@ -220,7 +220,9 @@ inline Operand immFloat(DType t, double v) {
   Operand o;
   o.dtype = t;
   o.f = v;
-  o.i = static_cast<int64_t>(v);
+  // Converting inf, NaN or an out-of-range value to an integer is undefined
+  // behaviour (and -inf pads are common); such values keep i = 0.
+  o.i = v > -9.2e18 && v < 9.2e18 ? static_cast<int64_t>(v) : 0;
   return o;
 }
 
