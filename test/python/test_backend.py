@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -128,9 +129,25 @@ def test_non_cpu_tensor_is_rejected():
         mtia_driver._flatten_args(kinds, [torch.empty(4, device="meta")], [], {})
 
 
-def test_tensor_descriptor_arguments_are_refused_clearly():
-    with pytest.raises(NotImplementedError, match="tensordesc"):
-        mtia_driver._arg_kinds(["tensordesc<fp32[16, 16]>"])
+def test_host_tensor_descriptor_is_decomposed(monkeypatch):
+    """A host TensorDescriptor reaches the kernel as the pointer, shapes,
+    strides and flags that the ttir stage's descriptor rewrite expects."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    launches = []
+    monkeypatch.setattr(mtia_driver.runtime, "launch", lambda *a: launches.append(a))
+    src = SimpleNamespace(signature={"desc": "tensordesc<fp32[16, 16]>", "out": "*fp32", "n": "i32"})
+    launcher = mtia_driver.MTIALauncher(src, SimpleNamespace(name="k"))
+    x = torch.zeros(64, 16)
+    launcher(4, 1, 1, 0, "k.so", None, None, None, None, TensorDescriptor.from_tensor(x, [16, 16]), x, 16)
+    (_, _, grid, args, regions), = launches
+    ints = [("i", v) for v in (64, 16, 16, 1)]  # shape, strides
+    assert args == [("p", x.data_ptr()), *ints, ("i", 0), ("i", 0), *ints, ("p", x.data_ptr()), ("i", 16)]
+    assert regions == [(x.data_ptr(), x.numel() * 4)]
+
+
+def test_unsupported_argument_type_is_named():
+    with pytest.raises(NotImplementedError, match="nvTmaDesc"):
+        mtia_driver._arg_kinds(["nvTmaDesc"])
 
 
 def test_simulated_benchmarker_returns_quantiles():

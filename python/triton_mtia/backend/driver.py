@@ -19,7 +19,7 @@ from typing import Any, Callable, List, Sequence, Tuple
 
 from triton import knobs
 from triton.backends.compiler import GPUTarget
-from triton.backends.driver import DriverBase
+from triton.backends.driver import DriverBase, decompose_descriptor, expand_signature
 
 from .. import runtime
 from .compiler import BACKEND_NAME
@@ -72,9 +72,32 @@ def _arg_kinds(signature: Sequence[Any]) -> List[Any]:
         elif ty in _FLOAT_TYPES:
             kinds.append("f")
         else:
-            raise NotImplementedError(f"MTIA backend: kernel argument type '{ty}' is not supported yet "
-                                      "(host-side tensor descriptors need device support)")
+            raise NotImplementedError(f"MTIA backend: kernel argument type '{ty}' is not supported")
     return kinds
+
+
+def _is_descriptor(ty) -> bool:
+    return isinstance(ty, str) and ty.startswith("tensordesc")
+
+
+def _has_descriptor(signature) -> bool:
+    return any(_has_descriptor(ty) if isinstance(ty, tuple) else _is_descriptor(ty) for ty in signature)
+
+
+def _decompose_descriptors(signature, args) -> list:
+    """Replaces each host TensorDescriptor argument by the values its
+    pointer-based lowering takes (base, shape, strides, padding, ...), as
+    `expand_signature` does for the types: the ttir stage rewrites
+    descriptors to pointer arithmetic."""
+    out = []
+    for ty, arg in zip(signature, args):
+        if isinstance(ty, tuple):
+            out.append(tuple(_decompose_descriptors(ty, arg)))
+        elif _is_descriptor(ty):
+            out.extend(decompose_descriptor(arg))
+        else:
+            out.append(arg)
+    return out
 
 
 def _storage_region(arg) -> Tuple[int, int]:
@@ -119,12 +142,17 @@ class MTIALauncher:
 
     def __init__(self, src, metadata):
         self.kernel_name = metadata.name
-        self.kinds = _arg_kinds(list(src.signature.values()))
+        signature = list(src.signature.values())
+        # Only kernels with descriptor arguments pay for decomposing them.
+        self.descriptor_signature = signature if _has_descriptor(signature) else None
+        self.kinds = _arg_kinds(expand_signature(signature, None, None))
 
     def __call__(self, grid_x, grid_y, grid_z, stream, function, packed_metadata, launch_metadata,
                  launch_enter_hook, launch_exit_hook, *args):
         if grid_x * grid_y * grid_z <= 0:
             return  # like the GPU launchers: an empty grid launches nothing
+        if self.descriptor_signature is not None:
+            args = _decompose_descriptors(self.descriptor_signature, args)
         sim_args: list = []
         regions: dict = {}
         _flatten_args(self.kinds, args, sim_args, regions)
