@@ -4,6 +4,8 @@ import json
 
 import pytest
 import torch
+import triton
+import triton.language as tl
 
 import triton_mtia
 from triton_mtia.samples import vector_add
@@ -73,3 +75,26 @@ def test_configure_rejects_unknown_parameter():
 
 def test_presets_have_the_default():
     assert triton_mtia.settings.preset in triton_mtia.presets()
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 2048})], key=["n"])
+@triton.jit
+def autotuned_add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+
+
+def test_autotune_uses_simulated_time(gen):
+    n = 20_000
+    x, y = torch.randn(n, generator=gen), torch.randn(n, generator=gen)
+    out = torch.empty_like(x)
+    autotuned_add_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]), )](x, y, out, n)
+    torch.testing.assert_close(out, x + y)
+    timings = autotuned_add_kernel.configs_timings
+    assert len(timings) == 2 and all(t[0] > 0 for t in timings.values())
+    # Each timing is the simulated time of one launch with that config.
+    for config, (ms, *_) in timings.items():
+        block = config.kwargs["BLOCK"]
+        autotuned_add_kernel.fn[(triton.cdiv(n, block), )](x, y, out, n, BLOCK=block)
+        assert ms == pytest.approx(triton_mtia.last_launch().seconds * 1e3)
