@@ -17,10 +17,7 @@ status=0
 echo "== lit: compiler"
 # lit has no `python -m` entry; use the console script pip put beside this Python.
 lit="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/lit"
-# PyPI's lit is 23.x, which refuses the external shell that LLVM 22's
-# configuration helpers pick by default; its internal shell is the default
-# from LLVM 23 on, and runs our RUN lines unchanged.
-LIT_USE_INTERNAL_SHELL=1 "$lit" -sv "$build/compiler/test" || status=1
+"$lit" -sv "$build/compiler/test" || status=1
 echo "== ctest"
 ctest --test-dir "$build" --output-on-failure || status=1
 echo "== pytest"

@@ -408,16 +408,19 @@ int64_t KernelLowering::copyToNewTile(
   return cb;
 }
 
-/// The lowered form of source tensor `v`.
+/// The lowered form of source value `v`, a tensor or (as an operand of an
+/// elementwise op, e.g. the condition of a select) a scalar.
 FailureOr<Lowered> KernelLowering::tensor(Value v) {
   auto it = tensors.find(v);
   if (it != tensors.end())
     return it->second;
-  if (Operation *def = v.getDefiningOp())
-    return def->emitError("internal: tensor value used before it was lowered "
-                          "(an address-only value used as data?)"),
-           failure();
-  return failure();
+  if (!isa<RankedTensorType>(v.getType()))
+    if (Value s = scalar(v))
+      return Lowered::splat(s);
+  Location loc = v.getDefiningOp() ? v.getDefiningOp()->getLoc() : v.getLoc();
+  return emitError(loc, "internal: value used before it was lowered "
+                        "(an address-only value used as data?)"),
+         failure();
 }
 
 //===----------------------------------------------------------------------===//
