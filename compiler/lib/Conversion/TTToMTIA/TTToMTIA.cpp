@@ -28,6 +28,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::triton_mtia {
@@ -130,9 +131,29 @@ bool isViewOp(Operation *op) {
   return isa<tt::ExpandDimsOp, tt::BroadcastOp, tt::SplatOp>(op);
 }
 
+/// The SE opcode of a libdevice function. Our libdevice module
+/// (python/triton_mtia/language/libdevice.py) emits `__mtia_<name>`.
+StringRef libdeviceOpcode(StringRef symbol) {
+  if (!symbol.consume_front("__mtia_"))
+    return "";
+  return llvm::StringSwitch<StringRef>(symbol)
+      .Case("exp", "Exp")
+      .Case("exp2", "Exp2")
+      .Case("log", "Log")
+      .Case("log2", "Log2")
+      .Case("sqrt", "Sqrt")
+      .Case("rsqrt", "Rsqrt")
+      .Case("tanh", "Tanh")
+      .Case("erf", "Erf")
+      .Case("pow", "Pow")
+      .Default("");
+}
+
 /// Name of the SE opcode for an elementwise arith/math op, or "".
 StringRef seOpcodeFor(Operation *op) {
   return llvm::TypeSwitch<Operation *, StringRef>(op)
+      .Case<tt::ExternElementwiseOp>(
+          [](tt::ExternElementwiseOp o) { return libdeviceOpcode(o.getSymbol()); })
       .Case<arith::AddFOp, arith::AddIOp>([](auto) { return "Add"; })
       .Case<arith::SubFOp, arith::SubIOp>([](auto) { return "Sub"; })
       .Case<arith::MulFOp, arith::MulIOp>([](auto) { return "Mul"; })
@@ -908,6 +929,28 @@ LogicalResult KernelLowering::lowerScalarOp(Operation *op) {
       scalars.map(from, to);
     return success();
   }
+  if (auto ext = dyn_cast<tt::ExternElementwiseOp>(op)) {
+    StringRef opcode = libdeviceOpcode(ext.getSymbol());
+    if (opcode.empty())
+      return unsupported(op, "library function '" + ext.getSymbol() +
+                                 "' (MTIA provides triton.language.extra.libdevice "
+                                 "through triton_mtia.language.libdevice)");
+    SmallVector<Value> args;
+    for (Value v : ext.getSrcs())
+      args.push_back(scalar(v));
+    Value x = args[0], result;
+    if (opcode == "Exp") result = math::ExpOp::create(b, loc, x);
+    else if (opcode == "Exp2") result = math::Exp2Op::create(b, loc, x);
+    else if (opcode == "Log") result = math::LogOp::create(b, loc, x);
+    else if (opcode == "Log2") result = math::Log2Op::create(b, loc, x);
+    else if (opcode == "Sqrt") result = math::SqrtOp::create(b, loc, x);
+    else if (opcode == "Rsqrt") result = math::RsqrtOp::create(b, loc, x);
+    else if (opcode == "Tanh") result = math::TanhOp::create(b, loc, x);
+    else if (opcode == "Erf") result = math::ErfOp::create(b, loc, x);
+    else result = math::PowFOp::create(b, loc, x, args[1]);
+    scalars.map(ext.getResult(), result);
+    return success();
+  }
   if (isa<tt::ClampFOp, tt::PreciseSqrtOp, tt::PreciseDivFOp>(op)) {
     Value x = scalar(op->getOperand(0));
     Value result;
@@ -1030,6 +1073,10 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
   StringRef opcode = seOpcodeFor(op);
   if (!opcode.empty())
     return lowerElementwise(op, opcode);
+  if (auto ext = dyn_cast<tt::ExternElementwiseOp>(op))
+    return unsupported(op, "library function '" + ext.getSymbol() +
+                               "' (MTIA provides triton.language.extra.libdevice "
+                               "through triton_mtia.language.libdevice)");
   return unsupported(op);
 }
 

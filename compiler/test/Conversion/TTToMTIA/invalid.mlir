@@ -30,3 +30,14 @@ tt.func public @combine(%p: !tt.ptr<f32>) {
 tt.func public @tensor_arg(%x: tensor<64xf32>) {
   tt.return
 }
+
+// -----
+
+tt.func public @cuda_libdevice(%p: !tt.ptr<f32>) {
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %x = tt.load %ps : tensor<64x!tt.ptr<f32>>
+  // expected-error @+1 {{library function '__nv_tanhf'}}
+  %t = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__nv_tanhf"} : (tensor<64xf32>) -> tensor<64xf32>
+  tt.store %ps, %t : tensor<64x!tt.ptr<f32>>
+  tt.return
+}

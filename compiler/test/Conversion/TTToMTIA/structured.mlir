@@ -81,3 +81,21 @@ tt.func public @rows(%X: !tt.ptr<f32>, %Y: !tt.ptr<f32>, %M: i32, %N: i32, %sxm:
   tt.store %yp, %mx, %ymask : tensor<16x!tt.ptr<f32>>
   tt.return
 }
+
+// libdevice calls (our module emits `__mtia_<name>`) run on the SIMD engine;
+// on scalars they are core math.
+// CHECK-LABEL: func.func @libdevice(
+// CHECK: mtia.se "Tanh" {cb = {{[0-9]+}} : i64, elemType = f32, shape = array<i64: 64>
+// CHECK: math.erf %{{.*}} : f32
+tt.func public @libdevice(%p: !tt.ptr<f32>, %f: f32) {
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %pp = tt.addptr %ps, %r : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  %x = tt.load %pp : tensor<64x!tt.ptr<f32>>
+  %t = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__mtia_tanh"} : (tensor<64xf32>) -> tensor<64xf32>
+  %e = tt.extern_elementwise %f {libname = "", libpath = "", pure = true, symbol = "__mtia_erf"} : (f32) -> f32
+  %es = tt.splat %e : f32 -> tensor<64xf32>
+  %y = arith.addf %t, %es : tensor<64xf32>
+  tt.store %pp, %y : tensor<64x!tt.ptr<f32>>
+  tt.return
+}
