@@ -41,17 +41,23 @@ namespace mtia {
 
 /// Bumped whenever the layout of anything in this header changes; the
 /// runtime refuses kernels built against another version.
-constexpr uint32_t kDeviceAbiVersion = 1;
+constexpr uint32_t kDeviceAbiVersion = 2;
 
 constexpr int kMaxRank = 4;
 
 /// Element types of tiles and operands. I1 occupies one byte (0 or 1).
-enum class DType : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
+enum class DType : uint8_t {
+  I1, I8, I16, I32, I64, F16, BF16, F32, F64,
+  F8E4M3, ///< fp8 e4m3fn (no infinities, one NaN encoding)
+  F8E5M2, ///< fp8 e5m2 (IEEE-like)
+};
 
 constexpr int dtypeSize(DType t) {
   switch (t) {
   case DType::I1:
   case DType::I8:
+  case DType::F8E4M3:
+  case DType::F8E5M2:
     return 1;
   case DType::I16:
   case DType::F16:
@@ -69,7 +75,7 @@ constexpr int dtypeSize(DType t) {
 
 constexpr bool dtypeIsFloat(DType t) {
   return t == DType::F16 || t == DType::BF16 || t == DType::F32 ||
-         t == DType::F64;
+         t == DType::F64 || t == DType::F8E4M3 || t == DType::F8E5M2;
 }
 
 /// SIMD Engine elementwise opcodes (the list lives in se_ops.def).
@@ -83,6 +89,9 @@ enum class ReduceOp : uint8_t {
 #define MTIA_SE_REDUCE(Name) Name,
 #include "mtia/se_reduce_ops.def"
 };
+
+/// Read-modify-write operations of atomic commands (memory-side atomics).
+enum class RmwOp : uint8_t { And, Or, Xor, Add, FAdd, Max, Min, UMax, UMin, Xchg };
 
 /// Row-major tile shape, innermost dimension last. Rank 0 is a scalar tile.
 struct Shape {
@@ -153,6 +162,50 @@ struct DeviceOps {
   int64_t (*readInt)(Ctx *, int32_t cb, DType, int64_t index);
   double (*readFloat)(Ctx *, int32_t cb, DType, int64_t index);
   void (*scalarCycles)(Ctx *, int64_t cycles);
+
+  // Added in ABI 2 ---------------------------------------------------------
+
+  /// DPE: appends the [m, n] tile a x b (+ acc) in `accType` (F32 for
+  /// F16/BF16/F32 inputs, I32 for I8). `a` views [m, k], `b` views [k, n]
+  /// (strides select transposed layouts); `acc` is a CB view of [m, n] or an
+  /// immediate (0 for none).
+  void (*dpe)(Ctx *, int32_t dstCb, DType accType, int64_t m, int64_t n,
+              int64_t k, const Operand *a, const Operand *b, const Operand *acc);
+  /// MLU: appends a dense copy of the strided view `src` in `shape`
+  /// (transpose, reshape, broadcast materialisation, concat by offsets).
+  void (*mluCopy)(Ctx *, int32_t dstCb, DType, const Shape *, const Operand *src);
+  /// SE: inclusive scan of `src` (viewed in `shape`) along `axis`.
+  void (*seScan)(Ctx *, ReduceOp, int32_t dstCb, DType, const Shape *,
+                 int32_t axis, bool reverse, const Operand *src);
+  /// SE: appends an I32 tile of `numBins` counts of the integer values of
+  /// `src` (viewed in `inShape`) that fall in [0, numBins); elements whose
+  /// I1 mask (front of maskCb, if >= 0) is 0 are not counted.
+  void (*seHistogram)(Ctx *, int32_t dstCb, int64_t numBins,
+                      const Shape *inShape, const Operand *src, int32_t maskCb);
+  /// SE: out[i] = src[i with i[axis] replaced by index[i]] over `outShape`;
+  /// `src` is viewed in `srcShape`, `index` (integer) in `outShape`.
+  void (*seGather)(Ctx *, int32_t dstCb, DType, const Shape *outShape,
+                   int32_t axis, const Operand *src, const Shape *srcShape,
+                   const Operand *index);
+  /// Fabric interface, memory-side atomics at the command's simulated time:
+  /// for each element (I1 mask at the front of maskCb true, if >= 0) applies
+  /// `op` with `value` at the address in the front I64 tile of `addrCb`; the
+  /// old values are appended to `dstCb` (if >= 0).
+  void (*atomicRmw)(Ctx *, int32_t dstCb, RmwOp, DType, const Shape *,
+                    int32_t addrCb, const Operand *value, int32_t maskCb);
+  /// As atomicRmw, compare-and-swap: stores `value` where memory == `cmp`.
+  void (*atomicCas)(Ctx *, int32_t dstCb, DType, const Shape *, int32_t addrCb,
+                    const Operand *cmp, const Operand *value);
+  /// Device print of the front tile of `cb` once it is published, one line
+  /// per element: `pid (x, y, z) idx (i, j) <prefix><value>`.
+  void (*printTile)(Ctx *, const char *prefix, int32_t cb, DType,
+                    const Shape *, bool hex, bool isSigned);
+  /// Device assert: a fault of kind "assert" carrying `message`, `file` and
+  /// `line` when any element of the front I1 tile of `cb` is 0.
+  void (*assertTile)(Ctx *, int32_t cb, const Shape *, const char *message,
+                     const char *file, int32_t line);
+  /// debug_barrier: the core waits until every command it issued has completed.
+  void (*barrier)(Ctx *);
 };
 
 /// What a kernel sees of the PE it runs on.
@@ -303,6 +356,47 @@ inline double readFloat(Ctx *c, int32_t cb, DType t, int64_t index = 0) {
 
 /// Charges the core for scalar instructions the native code stands for.
 inline void scalarCycles(Ctx *c, int64_t n) { c->ops->scalarCycles(c, n); }
+
+inline void dpe(Ctx *c, int32_t dst, DType accType, int64_t m, int64_t n,
+                int64_t k, const Operand &a, const Operand &b,
+                const Operand &acc) {
+  c->ops->dpe(c, dst, accType, m, n, k, &a, &b, &acc);
+}
+inline void mluCopy(Ctx *c, int32_t dst, DType t, const Shape &s,
+                    const Operand &src) {
+  c->ops->mluCopy(c, dst, t, &s, &src);
+}
+inline void seScan(Ctx *c, ReduceOp op, int32_t dst, DType t, const Shape &s,
+                   int32_t axis, bool reverse, const Operand &src) {
+  c->ops->seScan(c, op, dst, t, &s, axis, reverse, &src);
+}
+inline void seHistogram(Ctx *c, int32_t dst, int64_t numBins,
+                        const Shape &inShape, const Operand &src,
+                        int32_t maskCb = -1) {
+  c->ops->seHistogram(c, dst, numBins, &inShape, &src, maskCb);
+}
+inline void seGather(Ctx *c, int32_t dst, DType t, const Shape &outShape,
+                     int32_t axis, const Operand &src, const Shape &srcShape,
+                     const Operand &index) {
+  c->ops->seGather(c, dst, t, &outShape, axis, &src, &srcShape, &index);
+}
+inline void atomicRmw(Ctx *c, int32_t dst, RmwOp op, DType t, const Shape &s,
+                      int32_t addrCb, const Operand &value, int32_t maskCb = -1) {
+  c->ops->atomicRmw(c, dst, op, t, &s, addrCb, &value, maskCb);
+}
+inline void atomicCas(Ctx *c, int32_t dst, DType t, const Shape &s,
+                      int32_t addrCb, const Operand &cmp, const Operand &value) {
+  c->ops->atomicCas(c, dst, t, &s, addrCb, &cmp, &value);
+}
+inline void printTile(Ctx *c, const char *prefix, int32_t cb, DType t,
+                      const Shape &s, bool hex = false, bool isSigned = true) {
+  c->ops->printTile(c, prefix, cb, t, &s, hex, isSigned);
+}
+inline void assertTile(Ctx *c, int32_t cb, const Shape &s, const char *message,
+                       const char *file, int32_t line) {
+  c->ops->assertTile(c, cb, &s, message, file, line);
+}
+inline void barrier(Ctx *c) { c->ops->barrier(c); }
 
 } // namespace mtia
 
