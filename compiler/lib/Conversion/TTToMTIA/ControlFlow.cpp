@@ -1,0 +1,152 @@
+//===- ControlFlow.cpp - scf.for and scf.if ---===//
+//
+// Structured control flow stays scalar code on the core; tensors carried by
+// loops and yielded by branches live in one CB each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+using namespace mlir;
+using namespace mlir::triton_mtia;
+
+namespace mlir::triton_mtia::tt_to_mtia {
+
+/// Tensors carried by a loop live in one CB each: the tile of the current
+/// iteration at the front, the next iteration's appended behind it by the
+/// yield, then the current one popped.
+LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> scalarInits;
+  SmallVector<int64_t> carriedCb(op.getNumRegionIterArgs(), -1);
+  for (auto [i, init] : llvm::enumerate(op.getInitArgs())) {
+    auto type = dyn_cast<RankedTensorType>(init.getType());
+    if (!type) {
+      scalarInits.push_back(scalar(init));
+      continue;
+    }
+    auto l = tensor(init);
+    if (failed(l))
+      return failure();
+    carriedCb[i] = nextCb++;
+    emitCopy(*l, carriedCb[i], tileElementType(type), type.getShape(), loc);
+  }
+  auto newFor = scf::ForOp::create(b, loc, scalar(op.getLowerBound()),
+                                     scalar(op.getUpperBound()),
+                                     scalar(op.getStep()), scalarInits);
+  Block *body = newFor.getBody();
+  newFor.getInductionVar().setLoc(op.getInductionVar().getLoc());
+  scalars.map(op.getInductionVar(), newFor.getInductionVar());
+  unsigned nextScalar = 0;
+  for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs())) {
+    if (carriedCb[i] < 0) {
+      scalars.map(arg, newFor.getRegionIterArgs()[nextScalar++]);
+      continue;
+    }
+    auto type = cast<RankedTensorType>(arg.getType());
+    tensors[arg] = Lowered::tile(carriedCb[i], tileElementType(type), type.getShape());
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    if (!body->empty())
+      body->back().erase(); // the builder's default yield
+    b.setInsertionPointToStart(body);
+    for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
+      if (carriedCb[i] >= 0) {
+        auto type = cast<RankedTensorType>(arg.getType());
+        schedulePop(arg, carriedCb[i],
+                    numElements(type.getShape()) *
+                        mtia::elementBytes(tileElementType(type)));
+      }
+    if (failed(lowerBlock(*op.getBody())))
+      return failure();
+    auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+    SmallVector<Value> scalarYields;
+    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+      if (carriedCb[i] < 0) {
+        scalarYields.push_back(scalar(v));
+        continue;
+      }
+      auto l = tensor(v);
+      if (failed(l))
+        return failure();
+      auto type = cast<RankedTensorType>(v.getType());
+      emitCopy(*l, carriedCb[i], tileElementType(type), type.getShape(), loc);
+    }
+    flushPops(yield);
+    scf::YieldOp::create(b, yield.getLoc(), scalarYields);
+  }
+  nextScalar = 0;
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+    if (carriedCb[i] < 0) {
+      scalars.map(result, newFor.getResult(nextScalar++));
+      continue;
+    }
+    auto type = cast<RankedTensorType>(result.getType());
+    tensors[result] = Lowered::tile(carriedCb[i], tileElementType(type), type.getShape());
+    schedulePop(result, carriedCb[i],
+                numElements(type.getShape()) * mtia::elementBytes(tileElementType(type)));
+  }
+  return success();
+}
+
+/// Tensor results of an scf.if are written by each branch into one CB.
+LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Type> scalarTypes;
+  SmallVector<int64_t> resultCb(op.getNumResults(), -1);
+  for (auto [i, type] : llvm::enumerate(op.getResultTypes())) {
+    if (isa<RankedTensorType>(type))
+      resultCb[i] = nextCb++;
+    else
+      scalarTypes.push_back(lowerScalarType(type));
+  }
+  auto newIf = scf::IfOp::create(b, loc, scalarTypes, scalar(op.getCondition()),
+                                   /*withElseRegion=*/true);
+  auto lowerBranch = [&](Region &from, Block *to) -> LogicalResult {
+    OpBuilder::InsertionGuard guard(b);
+    if (!to->empty() && to->back().hasTrait<OpTrait::IsTerminator>())
+      to->back().erase();
+    b.setInsertionPointToEnd(to);
+    if (from.empty()) {
+      scf::YieldOp::create(b, loc);
+      return success();
+    }
+    if (failed(lowerBlock(from.front())))
+      return failure();
+    auto yield = cast<scf::YieldOp>(from.front().getTerminator());
+    SmallVector<Value> scalarYields;
+    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+      if (resultCb[i] < 0) {
+        scalarYields.push_back(scalar(v));
+        continue;
+      }
+      auto l = tensor(v);
+      if (failed(l))
+        return failure();
+      auto type = cast<RankedTensorType>(v.getType());
+      emitCopy(*l, resultCb[i], tileElementType(type), type.getShape(), loc);
+    }
+    flushPops(yield);
+    scf::YieldOp::create(b, yield.getLoc(), scalarYields);
+    return success();
+  };
+  if (failed(lowerBranch(op.getThenRegion(), newIf.thenBlock())) ||
+      failed(lowerBranch(op.getElseRegion(), newIf.elseBlock())))
+    return failure();
+  unsigned nextScalar = 0;
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+    if (resultCb[i] < 0) {
+      scalars.map(result, newIf.getResult(nextScalar++));
+      continue;
+    }
+    auto type = cast<RankedTensorType>(result.getType());
+    tensors[result] = Lowered::tile(resultCb[i], tileElementType(type), type.getShape());
+    schedulePop(result, resultCb[i],
+                numElements(type.getShape()) * mtia::elementBytes(tileElementType(type)));
+  }
+  return success();
+}
+
+
+} // namespace mlir::triton_mtia::tt_to_mtia

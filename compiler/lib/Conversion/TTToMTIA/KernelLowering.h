@@ -1,0 +1,161 @@
+//===- KernelLowering.h - State of the tt-to-mtia lowering ------*- C++ -*-===//
+//
+// Private to the TTToMTIA conversion: the representation of lowered tensor
+// values and the KernelLowering class whose member functions are spread over
+// the files of this directory, one family of ops per file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRITON_MTIA_LIB_CONVERSION_TTTOMTIA_KERNELLOWERING_H
+#define TRITON_MTIA_LIB_CONVERSION_TTTOMTIA_KERNELLOWERING_H
+
+#include "triton-mtia/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::triton_mtia::tt_to_mtia {
+
+namespace tt = mlir::triton_mtia::tt;
+namespace mtia = mlir::triton_mtia::mtia;
+
+/// The lowered form of one source tensor value.
+struct Lowered {
+  enum class Kind { Tile, Splat };
+  Kind kind = Kind::Splat;
+  /// Tile: virtual CB, element type, the view's shape and strides (0 for
+  /// broadcast dimensions) and element offset from the front of the CB.
+  int64_t cb = -1;
+  Type elemType;
+  SmallVector<int64_t> shape;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  /// Splat: the scalar (lowered IR).
+  Value scalar;
+
+  static Lowered splat(Value v) {
+    Lowered l;
+    l.scalar = v;
+    return l;
+  }
+  static Lowered tile(int64_t cb, Type elemType, ArrayRef<int64_t> shape) {
+    Lowered l;
+    l.kind = Kind::Tile;
+    l.cb = cb;
+    l.elemType = elemType;
+    l.shape.assign(shape.begin(), shape.end());
+    l.strides = denseStrides(shape);
+    return l;
+  }
+  bool isTile() const { return kind == Kind::Tile; }
+  /// Row-major strides of a dense tile; size-1 dimensions get 0 so that a
+  /// later broadcast of them needs no change.
+  static SmallVector<int64_t> denseStrides(ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> strides(shape.size());
+    int64_t s = 1;
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+      strides[d] = shape[d] == 1 ? 0 : s;
+      s *= shape[d];
+    }
+    return strides;
+  }
+  bool isDense() const {
+    return isTile() && offset == 0 && strides == denseStrides(shape);
+  }
+};
+
+/// An affine index expression over a tile's iteration space:
+/// value[i] = base + sum_d stride[d] * i_d, all lowered i64 scalars.
+struct Affine {
+  Value base;
+  SmallVector<Value> strides;
+};
+
+int64_t numElements(ArrayRef<int64_t> shape);
+/// The tile shape of a source type (rank 0 for scalars).
+SmallVector<int64_t> shapeOf(Type type);
+Type elementTypeOf(Type type);
+/// Lowered scalar type: pointers become i64 byte addresses.
+Type lowerScalarType(Type type);
+/// Element type of a tile in local memory: pointers are i64 addresses.
+Type tileElementType(Type type);
+/// Whether `op` only rearranges the elements of its operand, so that its
+/// result can be a view of the operand's tile.
+bool isViewOp(Operation *op);
+/// The SE opcode of a libdevice function (`__mtia_<name>`), or "".
+StringRef libdeviceOpcode(StringRef symbol);
+/// Name of the SE opcode for an elementwise arith/math op, or "".
+StringRef seOpcodeFor(Operation *op);
+/// The SE reduction a single-op combine region performs, or "".
+StringRef reduceKindFor(tt::ReduceOp op);
+
+
+/// Lowers one tt.func. Errors are reported at the source op's location and
+/// make `run` fail; the partially built function is then erased.
+class KernelLowering {
+public:
+  KernelLowering(tt::FuncOp func) : src(func), b(func.getContext()) {}
+
+  FailureOr<func::FuncOp> run();
+
+private:
+  // Blocks and ops.
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerScalarOp(Operation *op);
+  LogicalResult lowerTensorOp(Operation *op);
+  LogicalResult lowerElementwise(Operation *op, StringRef opcode);
+  LogicalResult lowerLoad(tt::LoadOp op);
+  LogicalResult lowerStore(tt::StoreOp op);
+  LogicalResult lowerReduce(tt::ReduceOp op);
+  LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerIf(scf::IfOp op);
+
+  // Values.
+  Value scalar(Value v);
+  FailureOr<Lowered> tensor(Value v);
+  Attribute sourceOf(const Lowered &l, SmallVectorImpl<Value> &imms);
+  int64_t newTile(Value root, Type elemType, ArrayRef<int64_t> shape,
+                  Location loc);
+  void schedulePop(Value root, int64_t cb, int64_t bytes);
+  void flushPops(Operation *op);
+  int64_t copyToNewTile(const Lowered &from, Type elemType,
+                        ArrayRef<int64_t> shape, Location loc,
+                        SmallVectorImpl<std::pair<int64_t, int64_t>> *temps);
+  void emitCopy(const Lowered &from, int64_t dstCb, Type elemType,
+                ArrayRef<int64_t> shape, Location loc);
+
+  // Address-only values and the structured-access analysis.
+  bool isAddressOnly(Value v);
+  std::optional<Affine> analyzeIndex(Value v, Location loc);
+  std::optional<Affine> analyzePtr(Value v, Location loc);
+  std::optional<SmallVector<Value>> analyzeMask(Value mask,
+                                                ArrayRef<int64_t> shape,
+                                                Location loc);
+  FailureOr<Lowered> rematerialize(
+      Value v, Location loc,
+      SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
+
+  Value constI64(int64_t v, Location loc) {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  }
+  Value toI64(Value v, Location loc);
+  LogicalResult unsupported(Operation *op, const Twine &why = "");
+
+  tt::FuncOp src;
+  OpBuilder b;
+  func::FuncOp dst;
+  IRMapping scalars;
+  DenseMap<Value, Lowered> tensors;
+  DenseMap<Value, bool> addressOnly;
+  DenseMap<Operation *, SmallVector<std::pair<int64_t, int64_t>>> pendingPops;
+  int64_t nextCb = 0;
+};
+
+} // namespace mlir::triton_mtia::tt_to_mtia
+
+#endif // TRITON_MTIA_LIB_CONVERSION_TTTOMTIA_KERNELLOWERING_H

@@ -1,0 +1,401 @@
+//===- StructuredAccess.cpp - Pointer and mask analysis ---===//
+//
+// Recovers tensors of pointers as base + strides and masks as leading boxes,
+// so loads and stores become N-D DMAs; rematerializes them as tiles for a
+// gather or scatter when they are not structured.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::triton_mtia;
+
+namespace mlir::triton_mtia::tt_to_mtia {
+
+//===----------------------------------------------------------------------===//
+// Structured-access analysis
+//===----------------------------------------------------------------------===//
+
+/// A value is address-only if every use is pointer arithmetic, the pointer or
+/// mask of a load or store, or another address-only value.
+bool KernelLowering::isAddressOnly(Value v) {
+  auto it = addressOnly.find(v);
+  if (it != addressOnly.end())
+    return it->second;
+  addressOnly[v] = true; // cycles (loop-carried values) are not address-only
+  bool result = !v.use_empty();
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    unsigned idx = use.getOperandNumber();
+    bool ok = false;
+    if (auto load = dyn_cast<tt::LoadOp>(user))
+      ok = v == load.getPtr() || v == load.getMask();
+    else if (auto store = dyn_cast<tt::StoreOp>(user))
+      ok = v == store.getPtr() || v == store.getMask();
+    else if (isa<tt::AddPtrOp, tt::ExpandDimsOp, tt::BroadcastOp, arith::AddIOp,
+                 arith::SubIOp, arith::MulIOp, arith::CmpIOp, arith::AndIOp,
+                 arith::ExtSIOp, arith::TruncIOp>(user))
+      ok = isa<RankedTensorType>(user->getResult(0).getType()) &&
+           isAddressOnly(user->getResult(0));
+    (void)idx;
+    if (!ok) {
+      result = false;
+      break;
+    }
+  }
+  // Loop-carried tensors are data: their storage must exist across
+  // iterations.
+  if (isa<BlockArgument>(v) || isa_and_nonnull<scf::ForOp, scf::IfOp>(v.getDefiningOp()))
+    result = false;
+  addressOnly[v] = result;
+  return result;
+}
+
+/// Recovers `v` (an integer tensor) as base + sum stride_d * i_d.
+std::optional<Affine> KernelLowering::analyzeIndex(Value v, Location loc) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return std::nullopt;
+  int64_t rank = type.getRank();
+  auto zeros = [&] {
+    return SmallVector<Value>(rank, constI64(0, loc));
+  };
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto range = dyn_cast<tt::MakeRangeOp>(def))
+    return Affine{constI64(range.getStart(), loc), {constI64(1, loc)}};
+  if (auto splat = dyn_cast<tt::SplatOp>(def)) {
+    Value s = scalar(splat.getSrc());
+    if (!s || !s.getType().isIntOrIndex())
+      return std::nullopt;
+    return Affine{toI64(s, loc), zeros()};
+  }
+  if (auto cst = dyn_cast<arith::ConstantOp>(def)) {
+    auto dense = dyn_cast<SplatElementsAttr>(cst.getValue());
+    if (!dense || !dense.getElementType().isInteger())
+      return std::nullopt;
+    return Affine{constI64(dense.getSplatValue<APInt>().getSExtValue(), loc),
+                  zeros()};
+  }
+  if (isa<arith::ExtSIOp, arith::TruncIOp>(def))
+    return analyzeIndex(def->getOperand(0), loc);
+  if (auto expand = dyn_cast<tt::ExpandDimsOp>(def)) {
+    auto inner = analyzeIndex(expand.getSrc(), loc);
+    if (!inner)
+      return std::nullopt;
+    inner->strides.insert(inner->strides.begin() + expand.getAxis(),
+                          constI64(0, loc));
+    return inner;
+  }
+  if (auto bcast = dyn_cast<tt::BroadcastOp>(def)) {
+    auto inner = analyzeIndex(bcast.getSrc(), loc);
+    if (!inner)
+      return std::nullopt;
+    // Broadcast dimensions had size 1; their index is always 0.
+    auto srcShape = bcast.getSrc().getType().getShape();
+    for (int64_t d = 0; d < rank; ++d)
+      if (srcShape[d] == 1)
+        inner->strides[d] = constI64(0, loc);
+    return inner;
+  }
+  if (isa<arith::AddIOp, arith::SubIOp>(def)) {
+    auto lhs = analyzeIndex(def->getOperand(0), loc);
+    auto rhs = lhs ? analyzeIndex(def->getOperand(1), loc) : std::nullopt;
+    if (!rhs)
+      return std::nullopt;
+    auto combine = [&](Value x, Value y) -> Value {
+      if (isa<arith::AddIOp>(def))
+        return b.createOrFold<arith::AddIOp>(loc, x, y);
+      return b.createOrFold<arith::SubIOp>(loc, x, y);
+    };
+    Affine out{combine(lhs->base, rhs->base), {}};
+    for (int64_t d = 0; d < rank; ++d)
+      out.strides.push_back(combine(lhs->strides[d], rhs->strides[d]));
+    return out;
+  }
+  if (isa<arith::MulIOp>(def)) {
+    // One side must be uniform (all strides known to be zero).
+    for (int side = 0; side < 2; ++side) {
+      Value uniformV = def->getOperand(side);
+      Operation *u = uniformV.getDefiningOp();
+      if (!u || !(isa<tt::SplatOp>(u) ||
+                  (isa<arith::ConstantOp>(u) &&
+                   isa<SplatElementsAttr>(cast<arith::ConstantOp>(u).getValue()))))
+        continue;
+      auto factor = analyzeIndex(uniformV, loc);
+      auto other = factor ? analyzeIndex(def->getOperand(1 - side), loc)
+                          : std::nullopt;
+      if (!other)
+        return std::nullopt;
+      Affine out{b.createOrFold<arith::MulIOp>(loc, other->base, factor->base), {}};
+      for (Value s : other->strides)
+        out.strides.push_back(b.createOrFold<arith::MulIOp>(loc, s, factor->base));
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Recovers a tensor of pointers as base address + per-dimension strides (in
+/// elements).
+std::optional<Affine> KernelLowering::analyzePtr(Value v, Location loc) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto splat = dyn_cast<tt::SplatOp>(def)) {
+    Value p = scalar(splat.getSrc());
+    if (!p)
+      return std::nullopt;
+    return Affine{p, SmallVector<Value>(rank, constI64(0, loc))};
+  }
+  if (isa<tt::ExpandDimsOp, tt::BroadcastOp>(def)) {
+    auto inner = analyzePtr(def->getOperand(0), loc);
+    if (!inner)
+      return std::nullopt;
+    if (auto expand = dyn_cast<tt::ExpandDimsOp>(def)) {
+      inner->strides.insert(inner->strides.begin() + expand.getAxis(),
+                            constI64(0, loc));
+    } else {
+      auto srcShape = cast<RankedTensorType>(def->getOperand(0).getType()).getShape();
+      for (int64_t d = 0; d < rank; ++d)
+        if (srcShape[d] == 1)
+          inner->strides[d] = constI64(0, loc);
+    }
+    return inner;
+  }
+  if (auto addptr = dyn_cast<tt::AddPtrOp>(def)) {
+    auto base = analyzePtr(addptr.getPtr(), loc);
+    auto offset = base ? analyzeIndex(addptr.getOffset(), loc) : std::nullopt;
+    if (!offset)
+      return std::nullopt;
+    int64_t elemBytes = mtia::elementBytes(
+        cast<tt::PointerType>(type.getElementType()).getPointeeType());
+    Value byteOffset =
+        b.createOrFold<arith::MulIOp>(loc, offset->base, constI64(elemBytes, loc));
+    Affine out{b.createOrFold<arith::AddIOp>(loc, base->base, byteOffset), {}};
+    for (int64_t d = 0; d < rank; ++d)
+      out.strides.push_back(
+          b.createOrFold<arith::AddIOp>(loc, base->strides[d], offset->strides[d]));
+    return out;
+  }
+  return std::nullopt;
+}
+
+/// Recovers a mask as a leading box: mask[i] = AND_d (i_d < valid_d). Returns
+/// the valid extent of each dimension, clamped to [0, size].
+std::optional<SmallVector<Value>>
+KernelLowering::analyzeMask(Value mask, ArrayRef<int64_t> shape, Location loc) {
+  int64_t rank = shape.size();
+  Operation *def = mask.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  auto full = [&] {
+    SmallVector<Value> v;
+    for (int64_t d : shape)
+      v.push_back(constI64(d, loc));
+    return v;
+  };
+  if (auto andOp = dyn_cast<arith::AndIOp>(def)) {
+    auto lhs = analyzeMask(andOp.getLhs(), shape, loc);
+    auto rhs = lhs ? analyzeMask(andOp.getRhs(), shape, loc) : std::nullopt;
+    if (!rhs)
+      return std::nullopt;
+    SmallVector<Value> out;
+    for (int64_t d = 0; d < rank; ++d)
+      out.push_back(b.createOrFold<arith::MinSIOp>(loc, (*lhs)[d], (*rhs)[d]));
+    return out;
+  }
+  if (auto bcast = dyn_cast<tt::BroadcastOp>(def)) {
+    auto srcShape = bcast.getSrc().getType().getShape();
+    auto inner = analyzeMask(bcast.getSrc(), srcShape, loc);
+    if (!inner)
+      return std::nullopt;
+    // A broadcast dimension of size 1 is either all valid or all masked.
+    for (int64_t d = 0; d < rank; ++d)
+      if (srcShape[d] == 1 && shape[d] != 1) {
+        Value any = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
+                                            (*inner)[d], constI64(0, loc));
+        (*inner)[d] = b.createOrFold<arith::SelectOp>(loc, any, constI64(shape[d], loc),
+                                                constI64(0, loc));
+      }
+    return inner;
+  }
+  if (auto expand = dyn_cast<tt::ExpandDimsOp>(def)) {
+    auto srcShape = expand.getSrc().getType().getShape();
+    auto inner = analyzeMask(expand.getSrc(), srcShape, loc);
+    if (!inner)
+      return std::nullopt;
+    inner->insert(inner->begin() + expand.getAxis(), constI64(1, loc));
+    return inner;
+  }
+  if (auto splat = dyn_cast<tt::SplatOp>(def)) {
+    // A uniform mask: everything or nothing.
+    Value c = scalar(splat.getSrc());
+    if (!c)
+      return std::nullopt;
+    SmallVector<Value> out;
+    for (int64_t d : shape)
+      out.push_back(b.createOrFold<arith::SelectOp>(loc, c, constI64(d, loc),
+                                              constI64(0, loc)));
+    return out;
+  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(def)) {
+    // idx < bound, idx <= bound, bound > idx, bound >= idx with idx = s + i_d.
+    Value idxV = cmp.getLhs(), boundV = cmp.getRhs();
+    auto pred = cmp.getPredicate();
+    using P = arith::CmpIPredicate;
+    if (pred == P::sgt || pred == P::sge || pred == P::ugt || pred == P::uge) {
+      std::swap(idxV, boundV);
+      pred = pred == P::sgt ? P::slt
+             : pred == P::sge ? P::sle
+             : pred == P::ugt ? P::ult
+                              : P::ule;
+    }
+    if (pred != P::slt && pred != P::sle && pred != P::ult && pred != P::ule)
+      return std::nullopt;
+    auto idx = analyzeIndex(idxV, loc);
+    auto bound = idx ? analyzeIndex(boundV, loc) : std::nullopt;
+    if (!bound)
+      return std::nullopt;
+    // The bound must be uniform; the index must move along exactly one
+    // dimension with unit stride.
+    auto isConst = [](Value v, int64_t c) {
+      APInt value;
+      return matchPattern(v, m_ConstantInt(&value)) && value.getSExtValue() == c;
+    };
+    for (Value s : bound->strides)
+      if (!isConst(s, 0))
+        return std::nullopt;
+    int64_t dim = -1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (isConst(idx->strides[d], 0))
+        continue;
+      if (dim >= 0 || !isConst(idx->strides[d], 1))
+        return std::nullopt;
+      dim = d;
+    }
+    Value limit = b.createOrFold<arith::SubIOp>(loc, bound->base, idx->base);
+    if (pred == P::sle || pred == P::ule)
+      limit = b.createOrFold<arith::AddIOp>(loc, limit, constI64(1, loc));
+    SmallVector<Value> out = full();
+    if (dim < 0) {
+      // Uniform comparison: all or nothing.
+      Value any = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, limit,
+                                          constI64(0, loc));
+      for (int64_t d = 0; d < rank; ++d)
+        out[d] = b.createOrFold<arith::SelectOp>(loc, any, out[d], constI64(0, loc));
+      return out;
+    }
+    Value clamped = b.createOrFold<arith::MaxSIOp>(loc, limit, constI64(0, loc));
+    out[dim] = b.createOrFold<arith::MinSIOp>(loc, clamped, constI64(shape[dim], loc));
+    return out;
+  }
+  return std::nullopt;
+}
+
+/// Computes an address-only value as a tile (or a splat) at the current
+/// insertion point, for a gather or scatter. New tiles are added to `temps`.
+FailureOr<Lowered> KernelLowering::rematerialize(
+    Value v, Location loc,
+    SmallVectorImpl<std::pair<int64_t, int64_t>> &temps) {
+  auto it = tensors.find(v);
+  if (it != tensors.end())
+    return it->second;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return failure();
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  Type elemType = tileElementType(type);
+  auto fresh = [&](int64_t cb) {
+    temps.push_back({cb, numElements(shape) * mtia::elementBytes(elemType)});
+    return Lowered::tile(cb, elemType, shape);
+  };
+  if (auto range = dyn_cast<tt::MakeRangeOp>(def)) {
+    int64_t cb = nextCb++;
+    mtia::SeIotaOp::create(b, loc, cb, elemType, shape[0], range.getStart());
+    return fresh(cb);
+  }
+  if (auto splat = dyn_cast<tt::SplatOp>(def)) {
+    Value s = scalar(splat.getSrc());
+    if (!s)
+      return failure();
+    return Lowered::splat(s);
+  }
+  if (auto cst = dyn_cast<arith::ConstantOp>(def)) {
+    auto dense = dyn_cast<SplatElementsAttr>(cst.getValue());
+    if (!dense)
+      return failure();
+    return Lowered::splat(arith::ConstantOp::create(b, 
+        loc, cast<TypedAttr>(dense.getSplatValue<Attribute>())));
+  }
+  if (isa<tt::ExpandDimsOp, tt::BroadcastOp>(def)) {
+    auto inner = rematerialize(def->getOperand(0), loc, temps);
+    if (failed(inner) || !inner->isTile())
+      return inner;
+    Lowered out = *inner;
+    out.shape = shape;
+    if (auto expand = dyn_cast<tt::ExpandDimsOp>(def))
+      out.strides.insert(out.strides.begin() + expand.getAxis(), 0);
+    return out;
+  }
+  if (auto addptr = dyn_cast<tt::AddPtrOp>(def)) {
+    auto ptr = rematerialize(addptr.getPtr(), loc, temps);
+    if (failed(ptr))
+      return failure();
+    auto off = rematerialize(addptr.getOffset(), loc, temps);
+    if (failed(off))
+      return failure();
+    int64_t elemBytes = mtia::elementBytes(
+        cast<tt::PointerType>(type.getElementType()).getPointeeType());
+    Type i64 = b.getI64Type();
+    // bytes = (i64) offset * elemBytes; address = ptr + bytes.
+    SmallVector<Value> imms;
+    int64_t scaled = nextCb++;
+    Attribute offSrc = sourceOf(*off, imms);
+    // Widen first when the offsets are narrower than addresses.
+    if (off->isTile() && off->elemType != i64) {
+      int64_t wide = copyToNewTile(*off, i64, shape, loc, &temps);
+      imms.clear();
+      offSrc = sourceOf(Lowered::tile(wide, i64, shape), imms);
+    } else if (!off->isTile()) {
+      imms.back() = toI64(imms.back(), loc);
+    }
+    imms.push_back(constI64(elemBytes, loc));
+    mtia::SeOp::create(b, loc, imms, "Mul", scaled, i64, shape,
+                         b.getArrayAttr({offSrc, mtia::ImmAttr::get(b.getContext())}));
+    temps.push_back({scaled, numElements(shape) * 8});
+    imms.clear();
+    Attribute ptrSrc = sourceOf(*ptr, imms);
+    int64_t addr = nextCb++;
+    mtia::SeOp::create(b, 
+        loc, imms, "Add", addr, i64, shape,
+        b.getArrayAttr({ptrSrc, sourceOf(Lowered::tile(scaled, i64, shape), imms)}));
+    return fresh(addr);
+  }
+  StringRef opcode = seOpcodeFor(def);
+  if (!opcode.empty()) {
+    SmallVector<Value> imms;
+    SmallVector<Attribute> srcs;
+    for (Value operand : def->getOperands()) {
+      auto l = rematerialize(operand, loc, temps);
+      if (failed(l))
+        return failure();
+      srcs.push_back(sourceOf(*l, imms));
+    }
+    int64_t cb = nextCb++;
+    mtia::SeOp::create(b, loc, imms, opcode, cb, elemType, shape,
+                         b.getArrayAttr(srcs));
+    return fresh(cb);
+  }
+  return failure();
+}
+
+
+} // namespace mlir::triton_mtia::tt_to_mtia
