@@ -261,6 +261,14 @@ inline Operand view(int32_t cb, DType t, int64_t s0 = 0, int64_t s1 = 0,
   return o;
 }
 
+/// A strided view starting `offset` elements past the front of `cb`.
+inline Operand viewAt(int32_t cb, DType t, int64_t offset, int64_t s0 = 0,
+                      int64_t s1 = 0, int64_t s2 = 0, int64_t s3 = 0) {
+  Operand o = view(cb, t, s0, s1, s2, s3);
+  o.offset = offset;
+  return o;
+}
+
 inline Operand immInt(DType t, int64_t v) {
   Operand o;
   o.dtype = t;

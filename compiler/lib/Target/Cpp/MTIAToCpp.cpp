@@ -69,6 +69,10 @@ std::string dtypeName(Type type) {
     return "DType::F32";
   if (type.isF64())
     return "DType::F64";
+  if (isa<Float8E4M3FNType>(type))
+    return "DType::F8E4M3";
+  if (isa<Float8E5M2Type>(type))
+    return "DType::F8E5M2";
   return "DType::/*unsupported*/";
 }
 
@@ -108,6 +112,8 @@ private:
   std::string shapeLiteral(ArrayRef<int64_t> shape);
   std::string viewLiteral(mtia::ViewAttr view);
   std::string immLiteral(Value v);
+  SmallVector<std::string> operandLiterals(ArrayAttr srcs, ValueRange imms);
+  static std::string cppString(StringRef text);
   void sourceComment(Location loc);
   raw_ostream &line() { return os.indent(indent); }
 
@@ -146,8 +152,12 @@ std::string CppEmitter::shapeLiteral(ArrayRef<int64_t> shape) {
 }
 
 std::string CppEmitter::viewLiteral(mtia::ViewAttr view) {
-  std::string s = "view(" + std::to_string(view.getCb()) + ", " +
-                  dtypeName(view.getElemType());
+  std::string s = view.getOffset() == 0
+                      ? "view(" + std::to_string(view.getCb()) + ", " +
+                            dtypeName(view.getElemType())
+                      : "viewAt(" + std::to_string(view.getCb()) + ", " +
+                            dtypeName(view.getElemType()) + ", " +
+                            std::to_string(view.getOffset());
   for (int64_t stride : view.getStrides())
     s += ", " + std::to_string(stride);
   return s + ")";
@@ -158,6 +168,36 @@ std::string CppEmitter::immLiteral(Value v) {
   if (isa<FloatType>(t))
     return "immFloat(" + dtypeName(t) + ", " + name(v) + ")";
   return "immInt(" + dtypeName(t) + ", " + name(v) + ")";
+}
+
+/// The device-API operands of a `srcs` list: views, and `#mtia.imm`
+/// placeholders taking `imms` in order.
+SmallVector<std::string> CppEmitter::operandLiterals(ArrayAttr srcs,
+                                                      ValueRange imms) {
+  SmallVector<std::string> out;
+  unsigned nextImm = 0;
+  for (Attribute src : srcs) {
+    if (auto view = dyn_cast<mtia::ViewAttr>(src))
+      out.push_back(viewLiteral(view));
+    else
+      out.push_back(immLiteral(imms[nextImm++]));
+  }
+  return out;
+}
+
+/// A C++ string literal with the same bytes as `text`.
+std::string CppEmitter::cppString(StringRef text) {
+  std::string s = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      s += '\\';
+    if (c == '\n') {
+      s += "\\n";
+      continue;
+    }
+    s += c;
+  }
+  return s + "\"";
 }
 
 /// Emits `// file:line: <source text>` when the source line changes.
@@ -441,17 +481,80 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     line() << "se(ctx, SeOp::" << se.getOpcode() << ", /*dst=*/" << se.getCb()
            << ", " << dtypeName(se.getElemType()) << ", "
            << shapeLiteral(se.getShape());
-    unsigned nextImm = 0;
-    for (Attribute src : se.getSrcs()) {
-      if (auto view = dyn_cast<mtia::ViewAttr>(src)) {
-        if (view.getOffset() != 0)
-          return op.emitError("views with an offset are not emitted yet");
-        os << ", " << viewLiteral(view);
-      } else {
-        os << ", " << immLiteral(se.getImms()[nextImm++]);
-      }
-    }
+    for (const std::string &src : operandLiterals(se.getSrcs(), se.getImms()))
+      os << ", " << src;
     os << ");\n";
+    return success();
+  }
+  if (auto dpe = dyn_cast<mtia::DpeOp>(op)) {
+    auto srcs = operandLiterals(dpe.getSrcs(), dpe.getImms());
+    line() << "dpe(ctx, /*dst=*/" << dpe.getCb() << ", " << dtypeName(dpe.getAccType())
+           << ", /*m=*/" << dpe.getM() << ", /*n=*/" << dpe.getN() << ", /*k=*/"
+           << dpe.getK() << ", " << srcs[0] << ", " << srcs[1] << ", " << srcs[2]
+           << ");\n";
+    return success();
+  }
+  if (auto mlu = dyn_cast<mtia::MluCopyOp>(op)) {
+    line() << "mluCopy(ctx, /*dst=*/" << mlu.getCb() << ", "
+           << dtypeName(mlu.getElemType()) << ", " << shapeLiteral(mlu.getShape())
+           << ", " << viewLiteral(mlu.getSrc()) << ");\n";
+    return success();
+  }
+  if (auto scan = dyn_cast<mtia::SeScanOp>(op)) {
+    line() << "seScan(ctx, ReduceOp::" << scan.getKind() << ", /*dst=*/"
+           << scan.getCb() << ", " << dtypeName(scan.getElemType()) << ", "
+           << shapeLiteral(scan.getShape()) << ", /*axis=*/" << scan.getAxis()
+           << ", /*reverse=*/" << (scan.getReverse() ? "true" : "false") << ", "
+           << viewLiteral(scan.getSrc()) << ");\n";
+    return success();
+  }
+  if (auto hist = dyn_cast<mtia::SeHistogramOp>(op)) {
+    line() << "seHistogram(ctx, /*dst=*/" << hist.getCb() << ", /*numBins=*/"
+           << hist.getNumBins() << ", " << shapeLiteral(hist.getShape()) << ", "
+           << viewLiteral(hist.getSrc()) << ", /*maskCb=*/" << hist.getMaskCb()
+           << ");\n";
+    return success();
+  }
+  if (auto g = dyn_cast<mtia::SeGatherOp>(op)) {
+    line() << "seGather(ctx, /*dst=*/" << g.getCb() << ", "
+           << dtypeName(g.getElemType()) << ", " << shapeLiteral(g.getShape())
+           << ", /*axis=*/" << g.getAxis() << ", " << viewLiteral(g.getSrc()) << ", "
+           << shapeLiteral(g.getSrcShape()) << ", " << viewLiteral(g.getIndex())
+           << ");\n";
+    return success();
+  }
+  if (auto rmw = dyn_cast<mtia::AtomicRmwOp>(op)) {
+    auto srcs = operandLiterals(rmw.getSrcs(), rmw.getImms());
+    line() << "atomicRmw(ctx, /*dst=*/" << rmw.getCb() << ", RmwOp::" << rmw.getKind()
+           << ", " << dtypeName(rmw.getElemType()) << ", "
+           << shapeLiteral(rmw.getShape()) << ", /*addrCb=*/" << rmw.getAddrCb()
+           << ", " << srcs[0] << ", /*maskCb=*/" << rmw.getMaskCb() << ");\n";
+    return success();
+  }
+  if (auto cas = dyn_cast<mtia::AtomicCasOp>(op)) {
+    auto srcs = operandLiterals(cas.getSrcs(), cas.getImms());
+    line() << "atomicCas(ctx, /*dst=*/" << cas.getCb() << ", "
+           << dtypeName(cas.getElemType()) << ", " << shapeLiteral(cas.getShape())
+           << ", /*addrCb=*/" << cas.getAddrCb() << ", " << srcs[0] << ", "
+           << srcs[1] << ");\n";
+    return success();
+  }
+  if (auto print = dyn_cast<mtia::PrintOp>(op)) {
+    line() << "printTile(ctx, " << cppString(print.getPrefix()) << ", /*cb=*/"
+           << print.getCb() << ", " << dtypeName(print.getElemType()) << ", "
+           << shapeLiteral(print.getShape()) << ", /*hex=*/"
+           << (print.getHex() ? "true" : "false") << ", /*isSigned=*/"
+           << (print.getIsSigned() ? "true" : "false") << ");\n";
+    return success();
+  }
+  if (auto a = dyn_cast<mtia::AssertOp>(op)) {
+    line() << "assertTile(ctx, /*cb=*/" << a.getCb() << ", "
+           << shapeLiteral(a.getShape()) << ", " << cppString(a.getMessage())
+           << ", " << cppString(a.getFile()) << ", " << a.getLine() << ");\n";
+    return success();
+  }
+  if (isa<mtia::BarrierOp>(op)) {
+    line() << "barrier(ctx);\n";
     return success();
   }
   if (auto r = dyn_cast<mtia::SeReduceOp>(op)) {

@@ -54,61 +54,59 @@ bool mlir::triton_mtia::mtia::isSeReduceKind(StringRef name) {
 
 CbUses mlir::triton_mtia::mtia::getCbUses(Operation *op) {
   CbUses uses;
-  llvm::TypeSwitch<Operation *>(op)
-      .Case<DmaInOp>([&](auto o) { uses.writes = o.getCb(); })
-      .Case<DmaOutOp>([&](auto o) { uses.reads.push_back(o.getCb()); })
-      .Case<GatherInOp>([&](auto o) {
-        uses.writes = o.getCb();
-        uses.reads.push_back(o.getAddrCb());
-        if (o.getMaskCb() >= 0)
-          uses.reads.push_back(o.getMaskCb());
-      })
-      .Case<ScatterOutOp>([&](auto o) {
-        uses.reads.push_back(o.getCb());
-        uses.reads.push_back(o.getAddrCb());
-        if (o.getMaskCb() >= 0)
-          uses.reads.push_back(o.getMaskCb());
-      })
-      .Case<SeOp>([&](auto o) {
-        uses.writes = o.getCb();
-        for (Attribute src : o.getSrcs())
-          if (auto view = dyn_cast<ViewAttr>(src))
-            uses.reads.push_back(view.getCb());
-      })
-      .Case<SeReduceOp>([&](auto o) {
-        uses.writes = o.getCb();
-        uses.reads.push_back(o.getSrc().getCb());
-      })
-      .Case<SeIotaOp>([&](auto o) { uses.writes = o.getCb(); })
-      .Case<CbPopOp>([&](auto o) { uses.reads.push_back(o.getCb()); })
-      .Case<ReadOp>([&](auto o) { uses.reads.push_back(o.getCb()); });
+  if (!isa_and_nonnull<MTIADialect>(op->getDialect()))
+    return uses;
+  // Every #mtia.view an op carries, directly or in `srcs`, is a read.
+  for (NamedAttribute attr : op->getAttrs()) {
+    if (auto view = dyn_cast<ViewAttr>(attr.getValue()))
+      uses.reads.push_back(view.getCb());
+    if (auto array = dyn_cast<ArrayAttr>(attr.getValue()))
+      for (Attribute element : array)
+        if (auto view = dyn_cast<ViewAttr>(element))
+          uses.reads.push_back(view.getCb());
+  }
+  for (StringRef name : {"addrCb", "maskCb"})
+    if (auto cb = op->getAttrOfType<IntegerAttr>(name))
+      if (cb.getInt() >= 0)
+        uses.reads.push_back(cb.getInt());
+  auto cb = op->getAttrOfType<IntegerAttr>("cb");
+  if (!cb || cb.getInt() < 0)
+    return uses;
+  // Commands that consume the front of `cb`; every other command with a
+  // `cb` appends its result tile there.
+  if (isa<DmaOutOp, ScatterOutOp, CbPopOp, ReadOp, PrintOp, AssertOp>(op))
+    uses.reads.push_back(cb.getInt());
+  else
+    uses.writes = cb.getInt();
   return uses;
 }
 
 void mlir::triton_mtia::mtia::remapCbs(
     Operation *op, llvm::function_ref<int64_t(int64_t)> map) {
-  Builder b(op->getContext());
-  auto remapAttr = [&](StringRef name) {
-    if (auto attr = op->getAttrOfType<IntegerAttr>(name))
-      if (attr.getInt() >= 0)
-        op->setAttr(name, b.getI64IntegerAttr(map(attr.getInt())));
-  };
-  if (!isa<MTIADialect>(op->getDialect()))
+  if (!isa_and_nonnull<MTIADialect>(op->getDialect()))
     return;
-  remapAttr("cb");
-  remapAttr("addrCb");
-  remapAttr("maskCb");
-  if (auto se = dyn_cast<SeOp>(op)) {
-    SmallVector<Attribute> srcs;
-    for (Attribute src : se.getSrcs()) {
-      if (auto view = dyn_cast<ViewAttr>(src))
-        src = view.withCb(map(view.getCb()));
-      srcs.push_back(src);
+  Builder b(op->getContext());
+  auto remap = [&](Attribute attr) -> Attribute {
+    if (auto view = dyn_cast<ViewAttr>(attr))
+      return view.withCb(map(view.getCb()));
+    return attr;
+  };
+  for (NamedAttribute attr : op->getAttrs()) {
+    StringRef name = attr.getName();
+    Attribute value = attr.getValue();
+    if (name == "cb" || name == "addrCb" || name == "maskCb") {
+      int64_t cb = cast<IntegerAttr>(value).getInt();
+      if (cb >= 0)
+        op->setAttr(name, b.getI64IntegerAttr(map(cb)));
+    } else if (isa<ViewAttr>(value)) {
+      op->setAttr(name, remap(value));
+    } else if (auto array = dyn_cast<ArrayAttr>(value)) {
+      SmallVector<Attribute> elements;
+      for (Attribute element : array)
+        elements.push_back(remap(element));
+      op->setAttr(name, b.getArrayAttr(elements));
     }
-    se.setSrcsAttr(b.getArrayAttr(srcs));
   }
-  if (auto reduce = dyn_cast<SeReduceOp>(op))
-    reduce.setSrcAttr(reduce.getSrc().withCb(map(reduce.getSrc().getCb())));
 }
 
 //===----------------------------------------------------------------------===//

@@ -31,22 +31,26 @@ struct LiveRange {
 
 /// Bytes of the tile an op appends to its destination CB.
 int64_t producedBytes(Operation *op) {
-  auto shape = op->getAttrOfType<DenseI64ArrayAttr>("shape");
-  auto elemType = op->getAttrOfType<TypeAttr>("elemType");
+  auto product = [](ArrayRef<int64_t> dims) {
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n *= d;
+    return n;
+  };
   if (auto iota = dyn_cast<SeIotaOp>(op))
     return iota.getLength() * elementBytes(iota.getElemType());
-  int64_t n = 1;
-  ArrayRef<int64_t> dims = shape.asArrayRef();
+  if (auto dpe = dyn_cast<DpeOp>(op))
+    return dpe.getM() * dpe.getN() * elementBytes(dpe.getAccType());
+  if (auto hist = dyn_cast<SeHistogramOp>(op))
+    return hist.getNumBins() * 4;
+  ArrayRef<int64_t> dims = op->getAttrOfType<DenseI64ArrayAttr>("shape").asArrayRef();
+  Type elemType = op->getAttrOfType<TypeAttr>("elemType").getValue();
   if (auto reduce = dyn_cast<SeReduceOp>(op)) {
     SmallVector<int64_t> out(dims);
     out.erase(out.begin() + reduce.getAxis());
-    for (int64_t d : out)
-      n *= d;
-    return n * elementBytes(elemType.getValue());
+    return product(out) * elementBytes(elemType);
   }
-  for (int64_t d : dims)
-    n *= d;
-  return n * elementBytes(elemType.getValue());
+  return product(dims) * elementBytes(elemType);
 }
 
 struct MTIAAssignCBs

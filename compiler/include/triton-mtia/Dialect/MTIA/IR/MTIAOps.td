@@ -167,4 +167,98 @@ def MTIA_ReadOp : MTIA_Op<"read"> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Dot product engine, memory layout unit, more SIMD engine commands
+//===----------------------------------------------------------------------===//
+
+def MTIA_DpeOp : MTIA_Op<"dpe"> {
+  let summary = "DPE: appends the [m, n] tile a x b (+ acc) in accType";
+  let description = [{
+    `srcs` = [a, b, acc]: `a` views [m, k], `b` views [k, n] (strides pick
+    transposed layouts), `acc` views [m, n] or is `#mtia.imm` (the next of
+    `imms`, normally 0).
+  }];
+  let arguments = (ins Variadic<AnyType>:$imms, I64Attr:$cb, TypeAttr:$accType,
+                       I64Attr:$m, I64Attr:$n, I64Attr:$k, ArrayAttr:$srcs);
+  let assemblyFormat = "($imms^ `:` type($imms))? attr-dict";
+}
+
+def MTIA_MluCopyOp : MTIA_Op<"mlu_copy"> {
+  let summary = "MLU: appends a dense copy of a strided view (transpose, reshape, concat)";
+  let arguments = (ins I64Attr:$cb, TypeAttr:$elemType, DenseI64ArrayAttr:$shape,
+                       MTIA_ViewAttr:$src);
+  let assemblyFormat = "attr-dict";
+}
+
+def MTIA_SeScanOp : MTIA_Op<"se_scan"> {
+  let summary = "SIMD Engine inclusive scan of a view along an axis";
+  let arguments = (ins StrAttr:$kind, I64Attr:$cb, TypeAttr:$elemType,
+                       DenseI64ArrayAttr:$shape, I64Attr:$axis, BoolAttr:$reverse,
+                       MTIA_ViewAttr:$src);
+  let assemblyFormat = "$kind attr-dict";
+}
+
+def MTIA_SeHistogramOp : MTIA_Op<"se_histogram"> {
+  let summary = "SIMD Engine histogram of integer values into numBins i32 counts";
+  let arguments = (ins I64Attr:$cb, I64Attr:$numBins, DenseI64ArrayAttr:$shape,
+                       MTIA_ViewAttr:$src, I64Attr:$maskCb);
+  let assemblyFormat = "attr-dict";
+}
+
+def MTIA_SeGatherOp : MTIA_Op<"se_gather"> {
+  let summary = "SIMD Engine gather along an axis of a tile by an index tile";
+  let arguments = (ins I64Attr:$cb, TypeAttr:$elemType, DenseI64ArrayAttr:$shape,
+                       I64Attr:$axis, MTIA_ViewAttr:$src,
+                       DenseI64ArrayAttr:$srcShape, MTIA_ViewAttr:$index);
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Atomics (fabric interface, memory-side)
+//===----------------------------------------------------------------------===//
+
+def MTIA_AtomicRmwOp : MTIA_Op<"atomic_rmw"> {
+  let summary = "memory-side read-modify-write at per-element addresses";
+  let description = [{
+    `kind` is an `mtia::RmwOp` name (And, Or, Xor, Add, FAdd, Max, Min, UMax,
+    UMin, Xchg); `srcs` = [value]. Old values are appended to `cb` unless it
+    is -1.
+  }];
+  let arguments = (ins Variadic<AnyType>:$imms, StrAttr:$kind, I64Attr:$cb,
+                       TypeAttr:$elemType, DenseI64ArrayAttr:$shape,
+                       I64Attr:$addrCb, I64Attr:$maskCb, ArrayAttr:$srcs);
+  let assemblyFormat = "$kind ($imms^ `:` type($imms))? attr-dict";
+}
+
+def MTIA_AtomicCasOp : MTIA_Op<"atomic_cas"> {
+  let summary = "memory-side compare-and-swap at per-element addresses";
+  let description = [{ `srcs` = [cmp, value]; old values appended to `cb`. }];
+  let arguments = (ins Variadic<AnyType>:$imms, I64Attr:$cb, TypeAttr:$elemType,
+                       DenseI64ArrayAttr:$shape, I64Attr:$addrCb, ArrayAttr:$srcs);
+  let assemblyFormat = "($imms^ `:` type($imms))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+def MTIA_PrintOp : MTIA_Op<"print"> {
+  let summary = "device print of the front tile of a CB";
+  let arguments = (ins StrAttr:$prefix, I64Attr:$cb, TypeAttr:$elemType,
+                       DenseI64ArrayAttr:$shape, BoolAttr:$hex, BoolAttr:$isSigned);
+  let assemblyFormat = "$prefix attr-dict";
+}
+
+def MTIA_AssertOp : MTIA_Op<"assert"> {
+  let summary = "device assert on the front i1 tile of a CB";
+  let arguments = (ins I64Attr:$cb, DenseI64ArrayAttr:$shape, StrAttr:$message,
+                       StrAttr:$file, I64Attr:$line);
+  let assemblyFormat = "$message attr-dict";
+}
+
+def MTIA_BarrierOp : MTIA_Op<"barrier"> {
+  let summary = "the core waits for every command it issued (debug_barrier)";
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TRITON_MTIA_MTIA_OPS
