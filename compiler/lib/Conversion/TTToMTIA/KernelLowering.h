@@ -75,6 +75,21 @@ struct Affine {
   SmallVector<Value> strides;
 };
 
+/// A structured access: base byte address, element strides and the valid
+/// extent of each dimension (all lowered i64 scalars).
+struct StridedBox {
+  Value base;
+  SmallVector<Value> strides;
+  SmallVector<Value> valid;
+};
+
+/// CBs holding the address tile (I64) and the mask tile (I1, or -1) of an
+/// access by per-element addresses.
+struct AddressTiles {
+  int64_t addrCb = -1;
+  int64_t maskCb = -1;
+};
+
 int64_t numElements(ArrayRef<int64_t> shape);
 /// The tile shape of a source type (rank 0 for scalars).
 SmallVector<int64_t> shapeOf(Type type);
@@ -136,6 +151,11 @@ private:
   std::optional<SmallVector<Value>> analyzeMask(Value mask,
                                                 ArrayRef<int64_t> shape,
                                                 Location loc);
+  std::optional<StridedBox> structuredBox(Value ptr, Value mask,
+                                         ArrayRef<int64_t> shape, Location loc);
+  FailureOr<AddressTiles>
+  addressTiles(Operation *op, Value ptr, Value mask, ArrayRef<int64_t> shape,
+               Location loc, SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
   FailureOr<Lowered> rematerialize(
       Value v, Location loc,
       SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);

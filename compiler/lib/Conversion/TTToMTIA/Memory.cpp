@@ -47,41 +47,21 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
     return success();
   }
 
-  if (auto ptr = analyzePtr(op.getPtr(), loc)) {
-    std::optional<SmallVector<Value>> valid;
-    if (Value mask = op.getMask())
-      valid = analyzeMask(mask, shape, loc);
-    else {
-      valid.emplace();
-      for (int64_t d : shape)
-        valid->push_back(constI64(d, loc));
-    }
-    if (valid) {
-      int64_t cb = newTile(op.getResult(), elemType, shape, loc);
-      mtia::DmaInOp::create(b, loc, ptr->base, ptr->strides, *valid, pad, cb,
-                              elemType, shape);
-      return success();
-    }
+  if (auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc)) {
+    int64_t cb = newTile(op.getResult(), elemType, shape, loc);
+    mtia::DmaInOp::create(b, loc, box->base, box->strides, box->valid, pad, cb,
+                          elemType, shape);
+    return success();
   }
 
   // Unstructured: gather through a tile of addresses.
   SmallVector<std::pair<int64_t, int64_t>> temps;
-  auto addrs = rematerialize(op.getPtr(), loc, temps);
-  if (failed(addrs))
-    return unsupported(op, "its pointers could not be computed");
-  Type i64 = b.getI64Type();
-  int64_t addrCb = addrs->isDense() ? addrs->cb
-                                    : copyToNewTile(*addrs, i64, shape, loc, &temps);
-  int64_t maskCb = -1;
-  if (Value mask = op.getMask()) {
-    auto m = rematerialize(mask, loc, temps);
-    if (failed(m))
-      return unsupported(op, "its mask could not be computed");
-    maskCb = m->isDense() ? m->cb
-                          : copyToNewTile(*m, b.getI1Type(), shape, loc, &temps);
-  }
+  auto tiles = addressTiles(op, op.getPtr(), op.getMask(), shape, loc, temps);
+  if (failed(tiles))
+    return failure();
   int64_t cb = newTile(op.getResult(), elemType, shape, loc);
-  mtia::GatherInOp::create(b, loc, pad, cb, addrCb, maskCb, elemType, shape);
+  mtia::GatherInOp::create(b, loc, pad, cb, tiles->addrCb, tiles->maskCb,
+                           elemType, shape);
   for (auto [tmp, bytes] : temps)
     mtia::CbPopOp::create(b, loc, tmp, bytes);
   return success();
@@ -113,39 +93,15 @@ LogicalResult KernelLowering::lowerStore(tt::StoreOp op) {
                         ? value->cb
                         : copyToNewTile(*value, elemType, shape, loc, &temps);
 
-  bool done = false;
-  if (auto ptr = analyzePtr(op.getPtr(), loc)) {
-    std::optional<SmallVector<Value>> valid;
-    if (Value mask = op.getMask())
-      valid = analyzeMask(mask, shape, loc);
-    else {
-      valid.emplace();
-      for (int64_t d : shape)
-        valid->push_back(constI64(d, loc));
-    }
-    if (valid) {
-      mtia::DmaOutOp::create(b, loc, ptr->base, ptr->strides, *valid, valueCb,
+  if (auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc)) {
+    mtia::DmaOutOp::create(b, loc, box->base, box->strides, box->valid, valueCb,
+                           elemType, shape);
+  } else {
+    auto tiles = addressTiles(op, op.getPtr(), op.getMask(), shape, loc, temps);
+    if (failed(tiles))
+      return failure();
+    mtia::ScatterOutOp::create(b, loc, valueCb, tiles->addrCb, tiles->maskCb,
                                elemType, shape);
-      done = true;
-    }
-  }
-  if (!done) {
-    auto addrs = rematerialize(op.getPtr(), loc, temps);
-    if (failed(addrs))
-      return unsupported(op, "its pointers could not be computed");
-    Type i64 = b.getI64Type();
-    int64_t addrCb = addrs->isDense()
-                         ? addrs->cb
-                         : copyToNewTile(*addrs, i64, shape, loc, &temps);
-    int64_t maskCb = -1;
-    if (Value mask = op.getMask()) {
-      auto m = rematerialize(mask, loc, temps);
-      if (failed(m))
-        return unsupported(op, "its mask could not be computed");
-      maskCb = m->isDense() ? m->cb
-                            : copyToNewTile(*m, b.getI1Type(), shape, loc, &temps);
-    }
-    mtia::ScatterOutOp::create(b, loc, valueCb, addrCb, maskCb, elemType, shape);
   }
   for (auto [tmp, bytes] : temps)
     mtia::CbPopOp::create(b, loc, tmp, bytes);

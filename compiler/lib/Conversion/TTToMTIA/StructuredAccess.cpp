@@ -299,6 +299,50 @@ KernelLowering::analyzeMask(Value mask, ArrayRef<int64_t> shape, Location loc) {
   return std::nullopt;
 }
 
+/// The strided box of a structured access: `ptr` as base + strides and
+/// `mask` (if any) as a leading box.
+std::optional<StridedBox> KernelLowering::structuredBox(Value ptr, Value mask,
+                                                        ArrayRef<int64_t> shape,
+                                                        Location loc) {
+  auto affine = analyzePtr(ptr, loc);
+  if (!affine)
+    return std::nullopt;
+  StridedBox box{affine->base, affine->strides, {}};
+  if (!mask) {
+    for (int64_t d : shape)
+      box.valid.push_back(constI64(d, loc));
+    return box;
+  }
+  auto valid = analyzeMask(mask, shape, loc);
+  if (!valid)
+    return std::nullopt;
+  box.valid = std::move(*valid);
+  return box;
+}
+
+/// Dense tiles of the per-element addresses of `ptr` and of `mask` (if any)
+/// for a gather, scatter or atomic by address issued for `op`.
+FailureOr<AddressTiles> KernelLowering::addressTiles(
+    Operation *op, Value ptr, Value mask, ArrayRef<int64_t> shape, Location loc,
+    SmallVectorImpl<std::pair<int64_t, int64_t>> &temps) {
+  auto addrs = rematerialize(ptr, loc, temps);
+  if (failed(addrs))
+    return unsupported(op, "its pointers could not be computed");
+  AddressTiles tiles;
+  tiles.addrCb = addrs->isDense()
+                     ? addrs->cb
+                     : copyToNewTile(*addrs, b.getI64Type(), shape, loc, &temps);
+  if (mask) {
+    auto m = rematerialize(mask, loc, temps);
+    if (failed(m))
+      return unsupported(op, "its mask could not be computed");
+    tiles.maskCb = m->isDense()
+                       ? m->cb
+                       : copyToNewTile(*m, b.getI1Type(), shape, loc, &temps);
+  }
+  return tiles;
+}
+
 /// Computes an address-only value as a tile (or a splat) at the current
 /// insertion point, for a gather or scatter. New tiles are added to `temps`.
 FailureOr<Lowered> KernelLowering::rematerialize(
