@@ -12,6 +12,29 @@ using namespace mlir::triton_mtia;
 
 namespace mlir::triton_mtia::tt_to_mtia {
 
+/// Lowers the terminator of a region that yields into `yieldCb` (-1 for
+/// scalars): tensors are copied to the back of their CB, then the region's
+/// pending pops, then an scf.yield of the scalars.
+LogicalResult KernelLowering::lowerYield(scf::YieldOp yield,
+                                         ArrayRef<int64_t> yieldCb) {
+  SmallVector<Value> scalarYields;
+  for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+    if (yieldCb[i] < 0) {
+      scalarYields.push_back(scalar(v));
+      continue;
+    }
+    auto l = tensor(v);
+    if (failed(l))
+      return failure();
+    auto type = cast<RankedTensorType>(v.getType());
+    emitCopy(*l, yieldCb[i], tileElementType(type), type.getShape(),
+             yield.getLoc());
+  }
+  flushPops(yield);
+  scf::YieldOp::create(b, yield.getLoc(), scalarYields);
+  return success();
+}
+
 /// Tensors carried by a loop live in one CB each: the tile of the current
 /// iteration at the front, the next iteration's appended behind it by the
 /// yield, then the current one popped.
@@ -61,20 +84,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
     if (failed(lowerBlock(*op.getBody())))
       return failure();
     auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
-    SmallVector<Value> scalarYields;
-    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
-      if (carriedCb[i] < 0) {
-        scalarYields.push_back(scalar(v));
-        continue;
-      }
-      auto l = tensor(v);
-      if (failed(l))
-        return failure();
-      auto type = cast<RankedTensorType>(v.getType());
-      emitCopy(*l, carriedCb[i], tileElementType(type), type.getShape(), loc);
-    }
-    flushPops(yield);
-    scf::YieldOp::create(b, yield.getLoc(), scalarYields);
+    if (failed(lowerYield(yield, carriedCb)))
+      return failure();
   }
   nextScalar = 0;
   for (auto [i, result] : llvm::enumerate(op.getResults())) {
@@ -115,20 +126,8 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
     if (failed(lowerBlock(from.front())))
       return failure();
     auto yield = cast<scf::YieldOp>(from.front().getTerminator());
-    SmallVector<Value> scalarYields;
-    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
-      if (resultCb[i] < 0) {
-        scalarYields.push_back(scalar(v));
-        continue;
-      }
-      auto l = tensor(v);
-      if (failed(l))
-        return failure();
-      auto type = cast<RankedTensorType>(v.getType());
-      emitCopy(*l, resultCb[i], tileElementType(type), type.getShape(), loc);
-    }
-    flushPops(yield);
-    scf::YieldOp::create(b, yield.getLoc(), scalarYields);
+    if (failed(lowerYield(yield, resultCb)))
+      return failure();
     return success();
   };
   if (failed(lowerBranch(op.getThenRegion(), newIf.thenBlock())) ||

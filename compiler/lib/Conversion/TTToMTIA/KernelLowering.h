@@ -129,6 +129,7 @@ private:
   LogicalResult lowerReduce(tt::ReduceOp op);
   LogicalResult lowerFor(scf::ForOp op);
   LogicalResult lowerIf(scf::IfOp op);
+  LogicalResult lowerYield(scf::YieldOp yield, ArrayRef<int64_t> yieldCb);
 
   // Values.
   Value scalar(Value v);
