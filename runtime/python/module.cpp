@@ -5,7 +5,8 @@
 //     .config -> dict of every parameter
 //     .launch(so_path, kernel_name, grid, args, regions, trace_path=None) -> dict
 //   presets() -> {"mtia2i": dict, "small": dict}
-//   KernelFault(RuntimeError): kind, pe, unit, cb, command, message
+//   KernelFault(RuntimeError): kind, pe, unit, cb, command, message, file, line
+// Device prints (printTile) are written to sys.stdout.
 // The GIL is released while a launch simulates.
 //
 //===----------------------------------------------------------------------===//
@@ -128,7 +129,20 @@ void raiseKernelFault(const sim::FaultError &e) {
   exc.attr("cb") = orNone(f.cb >= 0, py::int_(f.cb));
   exc.attr("command") = orNone(!f.command.empty(), py::str(f.command));
   exc.attr("message") = f.message;
+  exc.attr("file") = orNone(f.line >= 0, py::str(f.file));
+  exc.attr("line") = orNone(f.line >= 0, py::int_(f.line));
   PyErr_SetObject(kernelFaultType, exc.ptr());
+}
+
+/// Device prints go to Python's sys.stdout, so pytest's capsys and
+/// contextlib.redirect_stdout see them. Launches run without the GIL.
+void writeToPythonStdout(const std::string &text) {
+  py::gil_scoped_acquire locked;
+  try {
+    py::module_::import("sys").attr("stdout").attr("write")(text);
+  } catch (py::error_already_set &) {
+    // A closed or broken stdout must not take the launch down.
+  }
 }
 
 } // namespace
@@ -139,7 +153,8 @@ PYBIND11_MODULE(_mtia_sim, m) {
   kernelFaultType = PyErr_NewExceptionWithDoc(
       "_mtia_sim.KernelFault",
       "A fault of the simulated chip (out-of-bounds DMA, local-memory overflow, CB misuse, "
-      "deadlock, ...). Attributes: kind, pe, unit, cb, command, message.",
+      "deadlock, a device assert, ...). Attributes: kind, pe, unit, cb, command, message, "
+      "file and line (the source location of a device assert; None otherwise).",
       PyExc_RuntimeError, nullptr);
   m.attr("KernelFault") = py::handle(kernelFaultType);
   py::register_exception_translator([](std::exception_ptr p) {
@@ -153,7 +168,9 @@ PYBIND11_MODULE(_mtia_sim, m) {
 
   py::class_<rt::Simulator>(m, "Simulator")
       .def(py::init([](const py::object &config) {
-             return std::make_unique<rt::Simulator>(configFromDict(config));
+             auto sim = std::make_unique<rt::Simulator>(configFromDict(config));
+             sim->setPrintSink(writeToPythonStdout);
+             return sim;
            }),
            py::arg("config") = py::none(),
            "A simulated chip: mtia2i defaults with `config` overrides applied.")

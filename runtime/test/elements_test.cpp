@@ -76,3 +76,51 @@ TEST(Elements, ImmediatesTakeTheirOwnTypeFirst) {
   std::memcpy(&i, out, 4);
   EXPECT_EQ(i, 44); // 300 wraps to 44 in i8
 }
+
+TEST(Elements, E4m3fnRoundsToNearestEvenAndHasNoInfinity) {
+  EXPECT_EQ(e4m3FromFloat(1.0f), 0x38);
+  EXPECT_EQ(e4m3FromFloat(-2.0f), 0xc0);
+  EXPECT_EQ(e4m3FromFloat(448.0f), 0x7e);  // the largest finite value
+  EXPECT_EQ(e4m3FromFloat(464.0f), 0x7e);  // halfway to 480: even = 448
+  EXPECT_EQ(e4m3FromFloat(470.0f), 0x7f);  // rounds past 448: NaN
+  EXPECT_EQ(e4m3FromFloat(std::numeric_limits<float>::infinity()), 0x7f);
+  EXPECT_EQ(e4m3FromFloat(-std::numeric_limits<float>::infinity()), 0xff);
+  EXPECT_EQ(e4m3FromFloat(std::nanf("")), 0x7f);
+  EXPECT_EQ(e4m3FromFloat(0x1p-9f), 0x01);   // smallest subnormal
+  EXPECT_EQ(e4m3FromFloat(0x1p-10f), 0x00);  // halfway to 0: even = 0
+  EXPECT_EQ(e4m3FromFloat(0x3p-10f), 0x02);  // 1.5 ulp: even = 2
+  EXPECT_EQ(e4m3FromFloat(1.0f + 0x1p-4f), 0x38); // tie: even
+  EXPECT_EQ(e4m3FromFloat(1.0f + 0x3p-4f), 0x3a);
+  EXPECT_TRUE(std::isnan(floatFromE4m3(0x7f)));
+  EXPECT_TRUE(std::isnan(floatFromE4m3(0xff)));
+  EXPECT_EQ(floatFromE4m3(0x7e), 448.0f);
+  EXPECT_EQ(floatFromE4m3(0x01), 0x1p-9f);
+  for (uint32_t c = 0; c < 256; ++c)
+    if ((c & 0x7f) != 0x7f)
+      EXPECT_EQ(e4m3FromFloat(floatFromE4m3(uint8_t(c))), c) << c;
+}
+
+TEST(Elements, E5m2IsIeeeLike) {
+  EXPECT_EQ(e5m2FromFloat(1.0f), 0x3c);
+  EXPECT_EQ(e5m2FromFloat(57344.0f), 0x7b); // the largest finite value
+  EXPECT_EQ(e5m2FromFloat(61440.0f), 0x7c); // halfway to the next: inf
+  EXPECT_EQ(e5m2FromFloat(std::numeric_limits<float>::infinity()), 0x7c);
+  EXPECT_EQ(e5m2FromFloat(-1e9f), 0xfc);
+  EXPECT_EQ(e5m2FromFloat(0x1p-16f), 0x01);
+  EXPECT_TRUE(std::isnan(floatFromE5m2(e5m2FromFloat(std::nanf("")))));
+  EXPECT_TRUE(std::isinf(floatFromE5m2(0x7c)));
+  for (uint32_t c = 0; c < 256; ++c)
+    if ((c & 0x7c) != 0x7c || !(c & 3))
+      EXPECT_EQ(e5m2FromFloat(floatFromE5m2(uint8_t(c))), c) << c;
+}
+
+TEST(Elements, Fp8FromDoubleRoundsOnce) {
+  // 1 + 2^-4 + 2^-40 is just above the tie between 1 and 1.125: rounds up,
+  // which rounding through float first would lose.
+  uint8_t b;
+  storeElement<DType::F8E4M3>(&b, 1.0 + 0x1p-4 + 0x1p-40);
+  EXPECT_EQ(b, 0x39);
+  convertElement(reinterpret_cast<const uint8_t *>("\x00\x00\xe0\x43"), DType::F32, &b,
+                 DType::F8E5M2); // 448.0f
+  EXPECT_EQ(floatFromE5m2(b), 448.0f);
+}

@@ -4,6 +4,8 @@
 
 #include "mtia/sim/pe.h"
 
+#include <cstdio>
+
 namespace mtia::sim {
 
 namespace {
@@ -26,6 +28,7 @@ Chip::Chip(const Config &cfg) : cfg_(cfg) {
   core.add("read_cycles", coreRead_);
   core.add("blocked_queue_cycles", coreBlockedQueue_);
   core.add("blocked_read_cycles", coreBlockedRead_);
+  core.add("blocked_barrier_cycles", coreBlockedBarrier_);
   core.add("commands", coreCommands_);
   for (int u = 0; u < kNumUnits; ++u) {
     StatGroup &g = units.group(unitName(UnitKind(u)));
@@ -42,6 +45,15 @@ Chip::Chip(const Config &cfg) : cfg_(cfg) {
 }
 
 Chip::~Chip() = default;
+
+void Chip::print(const std::string &text) const {
+  if (printSink_) {
+    printSink_(text);
+    return;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
 
 void Chip::validate(const LaunchSpec &spec) const {
   if (!spec.entry || !spec.info)
@@ -144,7 +156,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
   pesUsed_ = uint64_t(pesUsed);
   eventsFired_ = events_.eventsFired();
   coreBusy_ = coreIssue_ = coreScalar_ = coreRead_ = 0;
-  coreBlockedQueue_ = coreBlockedRead_ = coreCommands_ = 0;
+  coreBlockedQueue_ = coreBlockedRead_ = coreBlockedBarrier_ = coreCommands_ = 0;
   for (int u = 0; u < kNumUnits; ++u)
     unitBusy_[u] = unitCommands_[u] = unitParked_[u] = 0;
   for (const auto &pe : pes_) {
@@ -155,6 +167,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
     coreRead_ += c.readCycles;
     coreBlockedQueue_ += c.blockedQueueCycles;
     coreBlockedRead_ += c.blockedReadCycles;
+    coreBlockedBarrier_ += c.blockedBarrierCycles;
     coreCommands_ += c.commandsIssued;
     for (int u = 0; u < kNumUnits; ++u) {
       const Unit &unit = pe->unit(UnitKind(u));
@@ -166,7 +179,9 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
   LaunchSummary s;
   s.cycles = cycles_;
   s.seconds = double(cycles_) / (cfg_.clock_ghz * 1e9);
-  s.busy = {coreBusy_, unitBusy_[0], unitBusy_[1], unitBusy_[2]};
+  s.busy[0] = coreBusy_;
+  for (int u = 0; u < kNumUnits; ++u)
+    s.busy[size_t(1 + u)] = unitBusy_[u];
   s.pesUsed = pesUsed;
   s.programs = programs;
   s.stats = stats_.snapshot();

@@ -11,6 +11,8 @@ const char *unitName(UnitKind u) {
   case UnitKind::DmaIn: return "dma_in";
   case UnitKind::DmaOut: return "dma_out";
   case UnitKind::Se: return "se";
+  case UnitKind::Dpe: return "dpe";
+  case UnitKind::Mlu: return "mlu";
   }
   return "?";
 }
@@ -20,9 +22,19 @@ UnitKind unitOf(CmdKind k) {
   case CmdKind::DmaIn:
   case CmdKind::GatherIn: return UnitKind::DmaIn;
   case CmdKind::DmaOut:
-  case CmdKind::ScatterOut: return UnitKind::DmaOut;
-  default: return UnitKind::Se;
+  case CmdKind::ScatterOut:
+  case CmdKind::AtomicRmw:
+  case CmdKind::AtomicCas: return UnitKind::DmaOut;
+  case CmdKind::Se:
+  case CmdKind::SeReduce:
+  case CmdKind::SeIota:
+  case CmdKind::SeScan:
+  case CmdKind::SeHistogram:
+  case CmdKind::SeGather: return UnitKind::Se;
+  case CmdKind::Dpe: return UnitKind::Dpe;
+  case CmdKind::MluCopy: return UnitKind::Mlu;
   }
+  return UnitKind::Se;
 }
 
 std::string formatLabel(const CommandLabel &l) {
@@ -38,6 +50,15 @@ std::string formatLabel(const CommandLabel &l) {
     return std::string("seReduce.") + reduceOpName(ReduceOp(l.op)) + cb +
            std::to_string(l.amount) + "el";
   case CmdKind::SeIota: return "seIota" + cb + std::to_string(l.amount) + "el";
+  case CmdKind::Dpe: return "dpe" + cb + std::to_string(l.amount) + "mac";
+  case CmdKind::MluCopy: return "mluCopy" + cb + std::to_string(l.amount) + "B";
+  case CmdKind::SeScan:
+    return std::string("seScan.") + reduceOpName(ReduceOp(l.op)) + cb +
+           std::to_string(l.amount) + "el";
+  case CmdKind::SeHistogram: return "seHistogram" + cb + std::to_string(l.amount) + "el";
+  case CmdKind::SeGather: return "seGather" + cb + std::to_string(l.amount) + "el";
+  case CmdKind::AtomicRmw: return "atomicRmw" + cb + std::to_string(l.amount) + "el";
+  case CmdKind::AtomicCas: return "atomicCas" + cb + std::to_string(l.amount) + "el";
   }
   return "?";
 }
@@ -55,6 +76,13 @@ CommandLabel Command::label() const {
   case CmdKind::Se: l.amount = shape.numElements(); break;
   case CmdKind::SeReduce: l.amount = shape.numElements(); break;
   case CmdKind::SeIota: l.amount = write.len / dtypeSize(dtype); break;
+  case CmdKind::Dpe: l.amount = gemm[0] * gemm[1] * gemm[2]; break;
+  case CmdKind::MluCopy: l.amount = write.len; break;
+  case CmdKind::SeScan:
+  case CmdKind::SeHistogram:
+  case CmdKind::SeGather:
+  case CmdKind::AtomicRmw:
+  case CmdKind::AtomicCas: l.amount = shape.numElements(); break;
   }
   return l;
 }

@@ -75,6 +75,12 @@ void Config::validate() const {
   require(queue_depth >= 1, "queue_depth", "must be >= 1");
   require(se_lanes >= 1, "se_lanes", "must be >= 1");
   require(se_fill_cycles >= 0, "se_fill_cycles", "must be >= 0");
+  require(dpe_fp16_macs_per_cycle >= 1, "dpe_fp16_macs_per_cycle", "must be >= 1");
+  require(dpe_int8_macs_per_cycle >= 1, "dpe_int8_macs_per_cycle", "must be >= 1");
+  require(dpe_fp32_macs_per_cycle >= 1, "dpe_fp32_macs_per_cycle", "must be >= 1");
+  require(dpe_fill_cycles >= 0, "dpe_fill_cycles", "must be >= 0");
+  require(mlu_bytes_per_cycle >= 1, "mlu_bytes_per_cycle", "must be >= 1");
+  require(mlu_fill_cycles >= 0, "mlu_fill_cycles", "must be >= 0");
   require(fi_bytes_per_cycle >= 1, "fi_bytes_per_cycle", "must be >= 1");
   require(lpddr_gbps > 0, "lpddr_gbps", "must be positive");
   require(lpddr_latency_cycles >= 0, "lpddr_latency_cycles", "must be >= 0");

@@ -8,12 +8,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "mtia/sim/chip.h"
+#include "mtia/sim/dpe.h"
 #include "mtia/sim/elements.h"
 #include "mtia/sim/fabric.h"
 #include "mtia/sim/pe.h"
 #include "mtia/sim/simd_engine.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <sys/mman.h>
 
@@ -71,7 +73,91 @@ const DeviceOps kDeviceOps = {
       return guarded(c, [&](Core &k) { return k.readScalar<double>(cb, t, index); });
     },
     [](Ctx *c, int64_t n) { guarded(c, [&](Core &k) { k.scalarCycles(n); }); },
+    // ABI 2.
+    [](Ctx *c, int32_t dst, DType acc, int64_t m, int64_t n, int64_t k, const Operand *a,
+       const Operand *b, const Operand *accIn) {
+      guarded(c, [&](Core &core) { core.dpe(dst, acc, m, n, k, a, b, accIn); });
+    },
+    [](Ctx *c, int32_t dst, DType t, const Shape *s, const Operand *src) {
+      guarded(c, [&](Core &k) { k.mluCopy(dst, t, s, src); });
+    },
+    [](Ctx *c, ReduceOp op, int32_t dst, DType t, const Shape *s, int32_t axis, bool reverse,
+       const Operand *src) {
+      guarded(c, [&](Core &k) { k.seScan(op, dst, t, s, axis, reverse, src); });
+    },
+    [](Ctx *c, int32_t dst, int64_t bins, const Shape *in, const Operand *src, int32_t maskCb) {
+      guarded(c, [&](Core &k) { k.seHistogram(dst, bins, in, src, maskCb); });
+    },
+    [](Ctx *c, int32_t dst, DType t, const Shape *out, int32_t axis, const Operand *src,
+       const Shape *srcShape, const Operand *index) {
+      guarded(c, [&](Core &k) { k.seGather(dst, t, out, axis, src, srcShape, index); });
+    },
+    [](Ctx *c, int32_t dst, RmwOp op, DType t, const Shape *s, int32_t addrCb,
+       const Operand *value, int32_t maskCb) {
+      guarded(c, [&](Core &k) { k.atomicRmw(dst, op, t, s, addrCb, value, maskCb); });
+    },
+    [](Ctx *c, int32_t dst, DType t, const Shape *s, int32_t addrCb, const Operand *cmp,
+       const Operand *value) {
+      guarded(c, [&](Core &k) { k.atomicCas(dst, t, s, addrCb, cmp, value); });
+    },
+    [](Ctx *c, const char *prefix, int32_t cb, DType t, const Shape *s, bool hex,
+       bool isSigned) {
+      guarded(c, [&](Core &k) { k.printTile(prefix, cb, t, s, hex, isSigned); });
+    },
+    [](Ctx *c, int32_t cb, const Shape *s, const char *message, const char *file,
+       int32_t line) {
+      guarded(c, [&](Core &k) { k.assertTile(cb, s, message, file, line); });
+    },
+    [](Ctx *c) { guarded(c, [&](Core &k) { k.barrier(); }); },
 };
+
+Shape shape2(int64_t a, int64_t b) {
+  Shape s;
+  s.rank = 2;
+  s.dim[0] = a;
+  s.dim[1] = b;
+  return s;
+}
+
+/// The multi-index of element `i` of `s`, as "(i, j)".
+std::string indexText(const Shape &s, int64_t i) {
+  int64_t idx[kMaxRank] = {};
+  for (int d = s.rank - 1; d >= 0; --d) {
+    idx[d] = i % s.dim[d];
+    i /= s.dim[d];
+  }
+  std::string out = "(";
+  for (int d = 0; d < s.rank; ++d) {
+    // Pad to the width of the largest index of the dimension, as Triton's
+    // GPU backends do, so the lines of one print line up.
+    std::string v = std::to_string(idx[d]);
+    const size_t width = std::to_string(std::max<int64_t>(s.dim[d] - 1, 0)).size();
+    out += (d ? ", " : "") + std::string(width > v.size() ? width - v.size() : 0, ' ') + v;
+  }
+  return out + ")";
+}
+
+/// One element as printTile shows it (see device.h).
+std::string valueText(const uint8_t *p, DType t, bool hex, bool isSigned) {
+  char buf[64];
+  const int es = dtypeSize(t);
+  uint64_t bits = 0;
+  std::memcpy(&bits, p, size_t(es));
+  if (hex) {
+    std::snprintf(buf, sizeof buf, "0x%0*llx", 2 * es, static_cast<unsigned long long>(bits));
+  } else if (dtypeIsFloat(t)) {
+    double v = 0;
+    dispatchDType(t, [&](auto d) { v = double(loadElement<decltype(d)::value>(p)); });
+    std::snprintf(buf, sizeof buf, "%f", v);
+  } else if (isSigned && t != DType::I1) {
+    const int shift = 64 - 8 * es;
+    const long long v = static_cast<long long>(bits << shift) >> shift;
+    std::snprintf(buf, sizeof buf, "%lld", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(bits));
+  }
+  return buf;
+}
 
 int64_t boxElements(const Box &b) {
   int64_t n = 1;
@@ -101,7 +187,8 @@ void Core::begin(const KernelRun &run, int64_t first, int64_t last, Cycle start)
   resumeScheduled_ = false;
   waitUnit_ = waitCb_ = -1;
   issueCycles = scalarCyclesCharged = readCycles = 0;
-  blockedQueueCycles = blockedReadCycles = 0;
+  blockedQueueCycles = blockedReadCycles = blockedBarrierCycles = 0;
+  waitBarrier_ = false;
   commandsIssued = programsRun = busyCycles = 0;
   if (!active())
     return;
@@ -184,7 +271,7 @@ void Core::abort(const Fault &f) {
 }
 
 void Core::onQueueSlotFreed(UnitKind u) {
-  if (waitUnit_ == int32_t(u))
+  if (waitUnit_ == int32_t(u) || (waitBarrier_ && pe_.unitsIdle()))
     resumeSoon();
 }
 
@@ -203,6 +290,8 @@ std::string Core::waitReason() const {
     return "";
   if (waitUnit_ >= 0)
     return std::string("blocked on the full command queue of ") + unitName(UnitKind(waitUnit_));
+  if (waitBarrier_)
+    return "blocked in a barrier until every unit is idle";
   if (waitCb_ >= 0) {
     CircularBuffer &b = pe_.cb(waitCb_);
     return "blocked reading cb" + std::to_string(waitCb_) + " up to byte " +
@@ -219,6 +308,7 @@ void Core::registerStats(StatGroup &g) {
   g.add("read_cycles", readCycles);
   g.add("blocked_queue_cycles", blockedQueueCycles);
   g.add("blocked_read_cycles", blockedReadCycles);
+  g.add("blocked_barrier_cycles", blockedBarrierCycles);
   g.add("commands", commandsIssued);
   g.add("programs", programsRun);
 }
@@ -494,20 +584,308 @@ template <class T> T Core::readScalar(int32_t cb, DType t, int64_t index) {
          "read of element " + std::to_string(index) + " of cb" + std::to_string(cb) +
              ", beyond the " + std::to_string(b.issueWrite - b.issueRead) +
              " bytes pushed and not popped");
-  if (!b.isPublished(pos, es)) {
-    Cycle since = time_;
-    waitCb_ = cb;
-    waitEnd_ = end;
-    b.dataWaiters |= kCoreAgent;
-    while (!b.isPublished(pos, es))
-      suspend();
-    waitCb_ = -1;
-    blockedReadCycles += time_ - since;
-    pe_.chip().trace().stall(pe_.id(), since, time_, -1, cb);
-  }
+  waitPublished(cb, pos, es);
   uint8_t wrapped[8];
   const uint8_t *p = b.readSpan(pos, es, wrapped);
   return dispatchDType(t, [&](auto d) { return convertValue<T>(loadElement<decltype(d)::value>(p)); });
+}
+
+void Core::waitPublished(int32_t cb, int64_t pos, int64_t len) {
+  CircularBuffer &b = pe_.cb(cb);
+  if (b.isPublished(pos, len))
+    return;
+  Cycle since = time_;
+  waitCb_ = cb;
+  waitEnd_ = pos + len;
+  b.dataWaiters |= kCoreAgent;
+  while (!b.isPublished(pos, len))
+    suspend();
+  waitCb_ = -1;
+  blockedReadCycles += time_ - since;
+  pe_.chip().trace().stall(pe_.id(), since, time_, -1, cb);
+}
+
+const uint8_t *Core::frontTile(int32_t cb, int64_t len, std::vector<uint8_t> &copy) {
+  CircularBuffer &b = pe_.cb(cb);
+  if (len > b.issueWrite - b.issueRead)
+    fail(fault_kind::kCbMisuse, cb,
+         std::string(issuing_) + " reads " + std::to_string(len) + " bytes of cb" +
+             std::to_string(cb) + ", which holds only " +
+             std::to_string(b.issueWrite - b.issueRead) + " pushed and unpopped bytes");
+  waitPublished(cb, b.issueRead, len);
+  copy.resize(size_t(len));
+  const uint8_t *p = b.readSpan(b.issueRead, len, copy.data());
+  return p;
+}
+
+std::string Core::pidText() const {
+  return "pid (" + std::to_string(ctx_.programId[0]) + ", " + std::to_string(ctx_.programId[1]) +
+         ", " + std::to_string(ctx_.programId[2]) + ")";
+}
+
+void Core::printTile(const char *prefix, int32_t cb, DType t, const Shape *s, bool hex,
+                     bool isSigned) {
+  issuing_ = "printTile";
+  checkCb(cb);
+  checkDType(t);
+  checkShape(*s);
+  charge(pe_.chip().config().issue_cycles, issueCycles);
+  const int64_t n = s->numElements(), es = dtypeSize(t);
+  std::vector<uint8_t> copy;
+  const uint8_t *p = frontTile(cb, n * es, copy);
+  const std::string head = pidText() + " idx ";
+  const std::string pre = prefix ? prefix : "";
+  std::string text;
+  for (int64_t i = 0; i < n; ++i)
+    text += head + indexText(*s, i) + pre + valueText(p + i * es, t, hex, isSigned) + "\n";
+  pe_.chip().print(text);
+}
+
+void Core::assertTile(int32_t cb, const Shape *s, const char *message, const char *file,
+                      int32_t line) {
+  issuing_ = "assertTile";
+  checkCb(cb);
+  checkShape(*s);
+  charge(pe_.chip().config().issue_cycles, issueCycles);
+  const int64_t n = s->numElements();
+  std::vector<uint8_t> copy;
+  const uint8_t *p = frontTile(cb, n, copy);
+  if (pe_.chip().config().timing_only)
+    return; // the condition is garbage without the math
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i])
+      continue;
+    Fault f{fault_kind::kAssert, pe_.id(), "riscv", cb,
+            "#" + std::to_string(nextSeq_) + " assertTile cb" + std::to_string(cb) + " " +
+                pidText() + " idx " + indexText(*s, i),
+            message ? message : ""};
+    f.file = file ? file : "";
+    f.line = line;
+    throw FaultError(f);
+  }
+}
+
+void Core::barrier() {
+  issuing_ = "barrier";
+  charge(pe_.chip().config().issue_cycles, issueCycles);
+  if (pe_.unitsIdle())
+    return;
+  Cycle since = time_;
+  waitBarrier_ = true;
+  while (!pe_.unitsIdle())
+    suspend();
+  waitBarrier_ = false;
+  blockedBarrierCycles += time_ - since;
+  pe_.chip().trace().stall(pe_.id(), since, time_, -1, -1);
+}
+
+CbRange Core::optionalRange(const Operand &o, const Shape &shape) {
+  if (o.kind != Operand::Kind::Cb || shape.numElements() == 0)
+    return CbRange{};
+  return operandRange(o, shape);
+}
+
+void Core::dpe(int32_t dst, DType accType, int64_t m, int64_t n, int64_t k, const Operand *a,
+               const Operand *b, const Operand *acc) {
+  issuing_ = "dpe";
+  checkCb(dst);
+  if (m < 0 || n < 0 || k < 0)
+    fail(fault_kind::kInvalidCommand, dst, "dpe with a negative m, n or k");
+  std::string why = checkDpe(accType, *a, *b, *acc);
+  if (!why.empty())
+    fail(fault_kind::kInvalidCommand, dst, why);
+  Command c;
+  c.kind = CmdKind::Dpe;
+  c.dtype = accType;
+  c.gemm[0] = m;
+  c.gemm[1] = n;
+  c.gemm[2] = k;
+  c.operands[0] = *a;
+  c.operands[1] = *b;
+  c.operands[2] = *acc;
+  c.numOperands = c.numReads = 3;
+  c.reads[0] = optionalRange(*a, shape2(m, k));
+  c.reads[1] = optionalRange(*b, shape2(k, n));
+  c.reads[2] = optionalRange(*acc, shape2(m, n));
+  c.write = produce(dst, m * n * dtypeSize(accType));
+  submit(c);
+}
+
+void Core::mluCopy(int32_t dst, DType t, const Shape *s, const Operand *src) {
+  issuing_ = "mluCopy";
+  checkCb(dst);
+  checkDType(t);
+  checkShape(*s);
+  if (src->kind != Operand::Kind::Cb || !isValidDType(src->dtype) ||
+      dtypeSize(src->dtype) != dtypeSize(t))
+    fail(fault_kind::kInvalidCommand, dst,
+         "mluCopy moves bits: its source must be a CB view of an element the size of the "
+         "output's");
+  Command c;
+  c.kind = CmdKind::MluCopy;
+  c.dtype = t;
+  c.shape = *s;
+  c.operands[0] = *src;
+  c.numOperands = c.numReads = 1;
+  c.reads[0] = optionalRange(*src, *s);
+  c.write = produce(dst, s->numElements() * dtypeSize(t));
+  submit(c);
+}
+
+void Core::seScan(ReduceOp op, int32_t dst, DType t, const Shape *s, int32_t axis, bool reverse,
+                  const Operand *src) {
+  issuing_ = "seScan";
+  checkCb(dst);
+  checkShape(*s);
+  if (s->rank < 1 || axis < 0 || axis >= s->rank)
+    fail(fault_kind::kInvalidCommand, dst,
+         "seScan axis " + std::to_string(axis) + " is not a dimension of its rank-" +
+             std::to_string(s->rank) + " input");
+  std::string why = checkReduce(op, t);
+  if (why.empty() && !isValidDType(src->dtype))
+    why = "seScan source has an invalid dtype";
+  if (!why.empty())
+    fail(fault_kind::kInvalidCommand, dst, why);
+  Command c;
+  c.kind = CmdKind::SeScan;
+  c.dtype = t;
+  c.op = uint16_t(op);
+  c.shape = *s;
+  c.axis = axis;
+  c.reverse = reverse;
+  c.operands[0] = *src;
+  c.numOperands = c.numReads = 1;
+  c.reads[0] = optionalRange(*src, *s);
+  c.write = produce(dst, s->numElements() * dtypeSize(t));
+  submit(c);
+}
+
+void Core::seHistogram(int32_t dst, int64_t numBins, const Shape *in, const Operand *src,
+                       int32_t maskCb) {
+  issuing_ = "seHistogram";
+  checkCb(dst);
+  checkShape(*in);
+  if (maskCb >= 0)
+    checkCb(maskCb);
+  if (numBins < 0)
+    fail(fault_kind::kInvalidCommand, dst, "seHistogram with a negative number of bins");
+  if (!isValidDType(src->dtype) || dtypeIsFloat(src->dtype))
+    fail(fault_kind::kInvalidCommand, dst, "seHistogram counts integer values");
+  const int64_t n = in->numElements();
+  Command c;
+  c.kind = CmdKind::SeHistogram;
+  c.dtype = DType::I32;
+  c.shape = *in;
+  c.numBins = numBins;
+  c.maskCb = maskCb;
+  c.operands[0] = *src;
+  c.numOperands = 1;
+  c.numReads = 2;
+  c.reads[0] = optionalRange(*src, *in);
+  if (maskCb >= 0 && n > 0)
+    c.reads[1] = consume(maskCb, 0, n);
+  c.write = produce(dst, numBins * 4);
+  submit(c);
+}
+
+void Core::seGather(int32_t dst, DType t, const Shape *out, int32_t axis, const Operand *src,
+                    const Shape *srcShape, const Operand *index) {
+  issuing_ = "seGather";
+  checkCb(dst);
+  checkDType(t);
+  checkShape(*out);
+  checkShape(*srcShape);
+  bool ok = out->rank == srcShape->rank && axis >= 0 && axis < out->rank &&
+            src->kind == Operand::Kind::Cb && isValidDType(src->dtype) &&
+            isValidDType(index->dtype) && !dtypeIsFloat(index->dtype);
+  for (int d = 0; ok && d < out->rank; ++d)
+    ok = d == axis || out->dim[d] <= srcShape->dim[d];
+  if (!ok)
+    fail(fault_kind::kInvalidCommand, dst,
+         "seGather needs a CB source and an integer index of the source's rank, a valid axis, "
+         "and other dimensions no larger than the source's");
+  Command c;
+  c.kind = CmdKind::SeGather;
+  c.dtype = t;
+  c.shape = *out;
+  c.srcShape = *srcShape;
+  c.axis = axis;
+  c.operands[0] = *src;
+  c.operands[1] = *index;
+  c.numOperands = c.numReads = 2;
+  if (out->numElements() > 0) {
+    c.reads[0] = optionalRange(*src, *srcShape);
+    c.reads[1] = optionalRange(*index, *out);
+  }
+  c.write = produce(dst, out->numElements() * dtypeSize(t));
+  submit(c);
+}
+
+void Core::atomicRmw(int32_t dst, RmwOp op, DType t, const Shape *s, int32_t addrCb,
+                     const Operand *value, int32_t maskCb) {
+  issuing_ = "atomicRmw";
+  if (dst >= 0)
+    checkCb(dst);
+  checkCb(addrCb);
+  if (maskCb >= 0)
+    checkCb(maskCb);
+  checkShape(*s);
+  std::string why = checkAtomic(op, t, false);
+  if (why.empty() && value->kind == Operand::Kind::Cb && value->dtype != t)
+    why = "atomicRmw value view must have the command's dtype";
+  if (!why.empty())
+    fail(fault_kind::kInvalidCommand, dst, why);
+  const int64_t n = s->numElements();
+  Command c;
+  c.kind = CmdKind::AtomicRmw;
+  c.dtype = t;
+  c.op = uint16_t(op);
+  c.shape = *s;
+  c.addrCb = addrCb;
+  c.maskCb = maskCb;
+  c.operands[1] = *value;
+  c.numReads = 3;
+  if (n > 0) {
+    c.reads[0] = consume(addrCb, 0, n * 8);
+    c.reads[1] = optionalRange(*value, *s);
+    if (maskCb >= 0)
+      c.reads[2] = consume(maskCb, 0, n);
+  }
+  if (dst >= 0)
+    c.write = produce(dst, n * dtypeSize(t));
+  submit(c);
+}
+
+void Core::atomicCas(int32_t dst, DType t, const Shape *s, int32_t addrCb, const Operand *cmp,
+                     const Operand *value) {
+  issuing_ = "atomicCas";
+  if (dst >= 0)
+    checkCb(dst);
+  checkCb(addrCb);
+  checkShape(*s);
+  std::string why = checkAtomic(RmwOp::Xchg, t, true);
+  if (why.empty() && ((cmp->kind == Operand::Kind::Cb && cmp->dtype != t) ||
+                      (value->kind == Operand::Kind::Cb && value->dtype != t)))
+    why = "atomicCas cmp and value views must have the command's dtype";
+  if (!why.empty())
+    fail(fault_kind::kInvalidCommand, dst, why);
+  const int64_t n = s->numElements();
+  Command c;
+  c.kind = CmdKind::AtomicCas;
+  c.dtype = t;
+  c.shape = *s;
+  c.addrCb = addrCb;
+  c.operands[1] = *cmp;
+  c.operands[2] = *value;
+  c.numReads = 3;
+  if (n > 0) {
+    c.reads[0] = consume(addrCb, 0, n * 8);
+    c.reads[1] = optionalRange(*cmp, *s);
+    c.reads[2] = optionalRange(*value, *s);
+  }
+  if (dst >= 0)
+    c.write = produce(dst, n * dtypeSize(t));
+  submit(c);
 }
 
 void Core::scalarCycles(int64_t n) {

@@ -2,6 +2,10 @@
 
 #include "mtia/sim/fabric.h"
 
+#include "mtia/sim/elements.h"
+
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace mtia::sim {
@@ -62,7 +66,119 @@ bool boxInBounds(const MemorySystem &mem, const Box4 &b, uint64_t addr, int64_t 
   return false;
 }
 
+/// Every active element's address lies in an allocation; else fills `out`.
+bool elementsInBounds(const MemorySystem &mem, int64_t n, int64_t es, const uint8_t *addrs,
+                      const uint8_t *mask, DmaOutcome &out) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (mask && !mask[i])
+      continue;
+    uint64_t a;
+    std::memcpy(&a, addrs + i * 8, 8);
+    if (!mem.allocations().contains(a, a + uint64_t(es))) {
+      out.outOfBounds = true;
+      out.badAddress = a;
+      out.badBytes = uint64_t(es);
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Calls f(fn) with the combining function of `op` on V; false if `op` has
+/// no meaning on V.
+template <class V, class F> bool withRmw(RmwOp op, F &&f) {
+  if (op == RmwOp::Xchg) {
+    f([](V, V y) { return y; });
+    return true;
+  }
+  if constexpr (std::is_floating_point_v<V>) {
+    switch (op) {
+    case RmwOp::Add:
+    case RmwOp::FAdd: f([](V x, V y) { return x + y; }); return true;
+    case RmwOp::Max: f([](V x, V y) { return std::fmax(x, y); }); return true;
+    case RmwOp::Min: f([](V x, V y) { return std::fmin(x, y); }); return true;
+    default: return false;
+    }
+  } else if constexpr (std::is_same_v<V, bool>) {
+    return false;
+  } else {
+    using U = std::make_unsigned_t<V>;
+    switch (op) {
+    case RmwOp::And: f([](V x, V y) { return V(x & y); }); return true;
+    case RmwOp::Or: f([](V x, V y) { return V(x | y); }); return true;
+    case RmwOp::Xor: f([](V x, V y) { return V(x ^ y); }); return true;
+    case RmwOp::Add: f([](V x, V y) { return V(U(U(x) + U(y))); }); return true;
+    case RmwOp::Max: f([](V x, V y) { return std::max(x, y); }); return true;
+    case RmwOp::Min: f([](V x, V y) { return std::min(x, y); }); return true;
+    case RmwOp::UMax: f([](V x, V y) { return U(x) > U(y) ? x : y; }); return true;
+    case RmwOp::UMin: f([](V x, V y) { return U(x) < U(y) ? x : y; }); return true;
+    default: return false;
+    }
+  }
+}
+
 } // namespace
+
+std::string checkAtomic(RmwOp op, DType t, bool cas) {
+  if (!isValidDType(t) || t == DType::I1)
+    return "atomics act on integer and float elements, not " +
+           std::string(isValidDType(t) ? dtypeName(t) : "an invalid dtype");
+  if (cas)
+    return "";
+  if (uint8_t(op) > uint8_t(RmwOp::Xchg))
+    return "unknown atomic operation " + std::to_string(int(op));
+  bool ok = dispatchDType(t, [&](auto d) {
+    return withRmw<ValueOf<decltype(d)::value>>(op, [](auto) {});
+  });
+  return ok ? "" : "atomic operation " + std::to_string(int(op)) + " is not defined on " +
+                       dtypeName(t);
+}
+
+DmaOutcome dmaAtomic(MemorySystem &mem, MemoryRequest &req, bool cas, RmwOp op, int64_t n,
+                     DType t, const uint8_t *addrs, const uint8_t *mask, const uint8_t *cmp,
+                     const uint8_t *value, uint8_t *old, bool functional) {
+  DmaOutcome out;
+  const int64_t es = dtypeSize(t);
+  if (!functional) {
+    mem.readUncached(req, uint64_t(n * es));
+    mem.writeUncached(req, uint64_t(n * es));
+    out.bytes = uint64_t(n * es);
+    return out;
+  }
+  if (!elementsInBounds(mem, n, es, addrs, mask, out))
+    return out;
+  dispatchDType(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    using V = ValueOf<D>;
+    auto apply = [&](auto fn) {
+      for (int64_t i = 0; i < n; ++i) {
+        uint8_t *o = old ? old + i * es : nullptr;
+        if (mask && !mask[i]) {
+          if (o)
+            std::memset(o, 0, size_t(es));
+          continue;
+        }
+        uint64_t a;
+        std::memcpy(&a, addrs + i * 8, 8);
+        uint8_t *p = reinterpret_cast<uint8_t *>(a);
+        if (o)
+          std::memcpy(o, p, size_t(es));
+        if (cas) {
+          if (std::memcmp(p, cmp + i * es, size_t(es)) == 0)
+            std::memcpy(p, value + i * es, size_t(es));
+        } else {
+          storeElement<D>(p, roundTo<D>(fn(loadElement<D>(p), loadElement<D>(value + i * es))));
+        }
+        mem.read(req, a, uint64_t(es));
+        mem.write(req, a, uint64_t(es));
+        out.bytes += uint64_t(es);
+      }
+    };
+    if (cas || !withRmw<V>(op, apply))
+      apply([](V x, V) { return x; });
+  });
+  return out;
+}
 
 const char *checkBox(const Box &box) {
   if (box.rank < 0 || box.rank > kMaxRank)
@@ -143,18 +259,8 @@ DmaOutcome dmaGather(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
     out.bytes = uint64_t(n * es);
     return out;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    if (mask && !mask[i])
-      continue;
-    uint64_t a;
-    std::memcpy(&a, addrs + i * 8, 8);
-    if (!mem.allocations().contains(a, a + es)) {
-      out.outOfBounds = true;
-      out.badAddress = a;
-      out.badBytes = uint64_t(es);
-      return out;
-    }
-  }
+  if (!elementsInBounds(mem, n, es, addrs, mask, out))
+    return out;
   for (int64_t i = 0; i < n; ++i) {
     uint8_t *dst = tile + i * es;
     if (mask && !mask[i]) {
@@ -180,18 +286,8 @@ DmaOutcome dmaScatter(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
     out.bytes = uint64_t(n * es);
     return out;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    if (mask && !mask[i])
-      continue;
-    uint64_t a;
-    std::memcpy(&a, addrs + i * 8, 8);
-    if (!mem.allocations().contains(a, a + es)) {
-      out.outOfBounds = true;
-      out.badAddress = a;
-      out.badBytes = uint64_t(es);
-      return out;
-    }
-  }
+  if (!elementsInBounds(mem, n, es, addrs, mask, out))
+    return out;
   for (int64_t i = 0; i < n; ++i) {
     if (mask && !mask[i])
       continue;

@@ -11,6 +11,8 @@ std::string Fault::describe() const {
                   ", cb " + (cb >= 0 ? std::to_string(cb) : std::string("-")) +
                   ", command " + (command.empty() ? std::string("-") : command) +
                   "]";
+  if (line >= 0)
+    s += " at " + file + ":" + std::to_string(line);
   return s;
 }
 

@@ -3,12 +3,14 @@
 #include "mtia/sim/pe.h"
 
 #include "mtia/sim/chip.h"
+#include "mtia/sim/dpe.h"
 #include "mtia/sim/elements.h"
 #include "mtia/sim/fabric.h"
 #include "mtia/sim/simd_engine.h"
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace mtia::sim {
 
@@ -114,7 +116,11 @@ void Unit::registerStats(StatGroup &g) {
 
 Pe::Pe(Chip &chip, int32_t id, StatGroup &stats)
     : chip_(chip), id_(id), local_(size_t(chip.config().local_memory_bytes)),
-      units_{{*this, UnitKind::DmaIn}, {*this, UnitKind::DmaOut}, {*this, UnitKind::Se}},
+      units_{{*this, UnitKind::DmaIn},
+             {*this, UnitKind::DmaOut},
+             {*this, UnitKind::Se},
+             {*this, UnitKind::Dpe},
+             {*this, UnitKind::Mlu}},
       core_(*this) {
   core_.registerStats(stats.group("riscv"));
   for (Unit &u : units_)
@@ -160,56 +166,139 @@ const uint8_t *Pe::readSpan(const CbRange &r, int slot) {
   return cbs_[r.cb].readSpan(r.pos, r.len, chip_.scratch(slot));
 }
 
+SeInput Pe::inputOf(const Command &c, int32_t i) {
+  SeInput in;
+  const Operand &o = c.operands[i];
+  in.operand = &o;
+  const CbRange &r = c.reads[i];
+  if (o.kind == Operand::Kind::Cb && r.cb >= 0 && !chip_.config().timing_only) {
+    in.data = readSpan(r, i);
+    in.first = (r.pos - r.front) / dtypeSize(o.dtype);
+  }
+  return in;
+}
+
+const uint8_t *Pe::denseOperand(const Command &c, int32_t i, DType t, int slot) {
+  uint8_t *out = chip_.scratch(slot);
+  const int64_t n = c.shape.numElements(), es = dtypeSize(t);
+  const Operand &o = c.operands[i];
+  if (o.kind == Operand::Kind::Imm) {
+    uint8_t bytes[8];
+    encodeImmediate(o, t, bytes);
+    for (int64_t e = 0; e < n; ++e)
+      std::memcpy(out + e * es, bytes, size_t(es));
+    return out;
+  }
+  copyBits(inputOf(c, i), c.shape, out); // issue checked o.dtype == t
+  return out;
+}
+
 std::pair<Cycle, Cycle> Pe::execute(const Command &c) {
+  switch (unitOf(c.kind)) {
+  case UnitKind::Se: return executeSe(c);
+  case UnitKind::Dpe: return executeDpe(c);
+  case UnitKind::Mlu: return executeMlu(c);
+  case UnitKind::DmaIn:
+  case UnitKind::DmaOut: break;
+  }
+  return executeFabric(c);
+}
+
+std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
+  const Config &cfg = chip_.config();
+  const Cycle now = chip_.events().now();
+  const bool functional = !cfg.timing_only;
+  // Lanes follow the widest element the command touches.
+  int64_t widest = dtypeSize(c.dtype);
+  SeInput in[3];
+  for (int32_t i = 0; i < c.numOperands; ++i) {
+    in[i] = inputOf(c, i);
+    if (c.operands[i].kind == Operand::Kind::Cb)
+      widest = std::max<int64_t>(widest, dtypeSize(c.operands[i].dtype));
+  }
+  CircularBuffer &dst = cbs_[c.write.cb];
+  uint8_t *tile = functional ? dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3)) : nullptr;
+  int64_t count = c.shape.numElements();
+  if (functional) {
+    SeScratch &scratch = chip_.seScratch();
+    switch (c.kind) {
+    case CmdKind::Se:
+      runElementwise(SeOp(c.op), c.dtype, c.shape, in, c.numOperands, tile, scratch);
+      break;
+    case CmdKind::SeReduce:
+      runReduce(ReduceOp(c.op), c.dtype, c.shape, c.axis, in[0], tile, scratch);
+      break;
+    case CmdKind::SeScan:
+      runScan(ReduceOp(c.op), c.dtype, c.shape, c.axis, c.reverse, in[0], tile, scratch);
+      break;
+    case CmdKind::SeHistogram:
+      runHistogram(c.numBins, c.shape, in[0], c.maskCb >= 0 ? readSpan(c.reads[1], 1) : nullptr,
+                   tile, scratch);
+      break;
+    case CmdKind::SeGather: {
+      int64_t bad = 0;
+      if (!runGather(c.dtype, c.shape, c.axis, in[0], c.srcShape, in[1], tile, scratch, bad))
+        fail(fault_kind::kInvalidCommand, c, UnitKind::Se,
+             "seGather index " + std::to_string(bad) + " is outside [0, " +
+                 std::to_string(c.srcShape.dim[c.axis]) + ") along axis " +
+                 std::to_string(c.axis));
+      break;
+    }
+    default: // SeIota
+      runIota(c.dtype, c.write.len / dtypeSize(c.dtype), c.iotaStart, tile);
+      break;
+    }
+    dst.commitSpan(c.write.pos, c.write.len, tile);
+  }
+  if (c.kind == CmdKind::SeIota)
+    count = c.write.len / dtypeSize(c.dtype);
+  // 32 lanes of 32-bit elements: twice as many 16-bit ones, half as many
+  // 64-bit ones.
+  const uint64_t lanes = std::max<uint64_t>(1, uint64_t(cfg.se_lanes) * 4 / uint64_t(widest));
+  const Cycle occupancy = std::max<Cycle>(1, ceilDiv(uint64_t(count), lanes));
+  return {now + occupancy, now + Cycle(cfg.se_fill_cycles) + occupancy};
+}
+
+std::pair<Cycle, Cycle> Pe::executeDpe(const Command &c) {
+  const Config &cfg = chip_.config();
+  const Cycle now = chip_.events().now();
+  const int64_t m = c.gemm[0], n = c.gemm[1], k = c.gemm[2];
+  if (!cfg.timing_only) {
+    CircularBuffer &dst = cbs_[c.write.cb];
+    uint8_t *tile = dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3));
+    runDpe(c.dtype, m, n, k, inputOf(c, 0), inputOf(c, 1), inputOf(c, 2), tile,
+           chip_.seScratch());
+    dst.commitSpan(c.write.pos, c.write.len, tile);
+  }
+  int64_t rate = cfg.dpe_fp16_macs_per_cycle;
+  switch (dpeRate(c.operands[0].dtype)) {
+  case DpeRate::Int8: rate = cfg.dpe_int8_macs_per_cycle; break;
+  case DpeRate::Fp32: rate = cfg.dpe_fp32_macs_per_cycle; break;
+  case DpeRate::Fp16: break;
+  }
+  const Cycle occupancy = std::max<Cycle>(1, ceilDiv(uint64_t(m * n * k), uint64_t(rate)));
+  return {now + occupancy, now + Cycle(cfg.dpe_fill_cycles) + occupancy};
+}
+
+std::pair<Cycle, Cycle> Pe::executeMlu(const Command &c) {
+  const Config &cfg = chip_.config();
+  const Cycle now = chip_.events().now();
+  if (!cfg.timing_only) {
+    CircularBuffer &dst = cbs_[c.write.cb];
+    uint8_t *tile = dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3));
+    copyBits(inputOf(c, 0), c.shape, tile);
+    dst.commitSpan(c.write.pos, c.write.len, tile);
+  }
+  const Cycle occupancy =
+      std::max<Cycle>(1, ceilDiv(uint64_t(c.write.len), uint64_t(cfg.mlu_bytes_per_cycle)));
+  return {now + occupancy, now + Cycle(cfg.mlu_fill_cycles) + occupancy};
+}
+
+std::pair<Cycle, Cycle> Pe::executeFabric(const Command &c) {
   const Config &cfg = chip_.config();
   const Cycle now = chip_.events().now();
   const bool functional = !cfg.timing_only;
   const UnitKind unit = unitOf(c.kind);
-
-  if (unit == UnitKind::Se) {
-    int64_t count = 0;
-    int64_t widest = dtypeSize(c.dtype);
-    SeInput in[3];
-    for (int32_t i = 0; i < c.numOperands; ++i) {
-      const Operand &o = c.operands[i];
-      in[i].operand = &o;
-      if (o.kind != Operand::Kind::Cb)
-        continue;
-      widest = std::max<int64_t>(widest, dtypeSize(o.dtype));
-      const CbRange &r = c.reads[i];
-      if (functional && r.cb >= 0) {
-        in[i].data = readSpan(r, i);
-        in[i].first = (r.pos - r.front) / dtypeSize(o.dtype);
-      }
-    }
-    CircularBuffer &dst = cbs_[c.write.cb];
-    uint8_t *tile = functional ? dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3)) : nullptr;
-    switch (c.kind) {
-    case CmdKind::Se:
-      count = c.shape.numElements();
-      if (functional)
-        runElementwise(SeOp(c.op), c.dtype, c.shape, in, c.numOperands, tile, chip_.seScratch());
-      break;
-    case CmdKind::SeReduce:
-      count = c.shape.numElements();
-      if (functional)
-        runReduce(ReduceOp(c.op), c.dtype, c.shape, c.axis, in[0], tile, chip_.seScratch());
-      break;
-    default: // SeIota
-      count = c.write.len / dtypeSize(c.dtype);
-      if (functional)
-        runIota(c.dtype, count, c.iotaStart, tile);
-      break;
-    }
-    if (functional)
-      dst.commitSpan(c.write.pos, c.write.len, tile);
-    // 32 lanes of 32-bit elements: twice as many 16-bit ones, half as many
-    // 64-bit ones.
-    const uint64_t lanes = std::max<uint64_t>(1, uint64_t(cfg.se_lanes) * 4 / uint64_t(widest));
-    const Cycle occupancy = std::max<Cycle>(1, ceilDiv(uint64_t(count), lanes));
-    return {now + occupancy, now + Cycle(cfg.se_fill_cycles) + occupancy};
-  }
-
   MemorySystem &mem = chip_.memory();
   MemoryRequest req;
   req.start = now;
@@ -237,12 +326,36 @@ std::pair<Cycle, Cycle> Pe::execute(const Command &c) {
     out = dmaBoxOut(mem, req, c.addr, c.box, c.dtype,
                     functional ? readSpan(c.reads[0], 0) : nullptr, functional);
     break;
-  default: { // ScatterOut
+  case CmdKind::ScatterOut: {
     const int64_t n = c.shape.numElements();
     const uint8_t *tile = functional ? readSpan(c.reads[0], 0) : nullptr;
     const uint8_t *addrs = functional ? readSpan(c.reads[1], 1) : nullptr;
     const uint8_t *mask = functional && c.maskCb >= 0 ? readSpan(c.reads[2], 2) : nullptr;
     out = dmaScatter(mem, req, n, c.dtype, addrs, mask, tile, functional);
+    break;
+  }
+  default: { // AtomicRmw, AtomicCas
+    const bool cas = c.kind == CmdKind::AtomicCas;
+    const int64_t n = c.shape.numElements();
+    const uint8_t *addrs = nullptr, *mask = nullptr, *cmp = nullptr, *value = nullptr;
+    uint8_t *old = nullptr;
+    CircularBuffer *dst = c.write.cb >= 0 ? &cbs_[c.write.cb] : nullptr;
+    if (functional) {
+      addrs = readSpan(c.reads[0], 0);
+      if (cas) {
+        cmp = denseOperand(c, 1, c.dtype, 4);
+        value = denseOperand(c, 2, c.dtype, 5);
+      } else {
+        value = denseOperand(c, 1, c.dtype, 4);
+        mask = c.maskCb >= 0 ? readSpan(c.reads[2], 2) : nullptr;
+      }
+      if (dst)
+        old = dst->writeSpan(c.write.pos, c.write.len, chip_.scratch(3));
+    }
+    out = dmaAtomic(mem, req, cas, RmwOp(c.op), n, c.dtype, addrs, mask, cmp, value, old,
+                    functional);
+    if (old && !out.outOfBounds)
+      dst->commitSpan(c.write.pos, c.write.len, old);
     break;
   }
   }
@@ -298,6 +411,13 @@ void Pe::wakeSpace(int32_t cb) {
   for (Unit &u : units_)
     if (mask & agentBit(u.kind()))
       u.wake(now);
+}
+
+bool Pe::unitsIdle() const {
+  for (const Unit &u : units_)
+    if (!u.idle())
+      return false;
+  return true;
 }
 
 bool Pe::quiescent() const {

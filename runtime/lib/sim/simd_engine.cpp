@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -57,6 +58,23 @@ template <class V> V wrap(uint64_t x) {
   return static_cast<V>(static_cast<std::make_unsigned_t<V>>(x));
 }
 
+/// The high half of the full product of x and y, as signed or unsigned
+/// integers of V's width.
+template <class V, bool Signed> V mulHi(V x, V y) {
+  using U = std::make_unsigned_t<V>;
+  constexpr int kBits = sizeof(V) * 8;
+  if constexpr (sizeof(V) == 8) {
+    if constexpr (Signed)
+      return V((__int128(x) * __int128(y)) >> 64);
+    else
+      return V((unsigned __int128)U(x) * U(y) >> 64);
+  } else if constexpr (Signed) {
+    return V((int64_t(x) * int64_t(y)) >> kBits);
+  } else {
+    return V((uint64_t(U(x)) * uint64_t(U(y))) >> kBits);
+  }
+}
+
 /// Calls f(fn), fn the scalar function of unary `op` on V; false if `op` has
 /// no meaning on V.
 template <class V, class F> bool withUnary(SeOp op, F &&f) {
@@ -83,6 +101,9 @@ template <class V, class F> bool withUnary(SeOp op, F &&f) {
     case SeOp::Erf: f([](V x) { return std::erf(x); }); return true;
     case SeOp::Floor: f([](V x) { return std::floor(x); }); return true;
     case SeOp::Ceil: f([](V x) { return std::ceil(x); }); return true;
+    // The host runs in the default rounding mode: nearbyint rounds to even.
+    case SeOp::Rint: f([](V x) { return std::nearbyint(x); }); return true;
+    case SeOp::Trunc: f([](V x) { return std::trunc(x); }); return true;
     default: return false;
     }
   } else {
@@ -145,6 +166,8 @@ template <class V, class F> bool withBinary(SeOp op, F &&f) {
     case SeOp::Minimum: f([](V x, V y) { return std::min(x, y); }); return true;
     case SeOp::MaxU: f([](V x, V y) { return U(x) > U(y) ? x : y; }); return true;
     case SeOp::MinU: f([](V x, V y) { return U(x) < U(y) ? x : y; }); return true;
+    case SeOp::MulHiU: f([](V x, V y) { return mulHi<V, false>(x, y); }); return true;
+    case SeOp::MulHiS: f([](V x, V y) { return mulHi<V, true>(x, y); }); return true;
     case SeOp::And: f([](V x, V y) { return V(x & y); }); return true;
     case SeOp::Or: f([](V x, V y) { return V(x | y); }); return true;
     case SeOp::Xor: f([](V x, V y) { return V(x ^ y); }); return true;
@@ -224,16 +247,6 @@ SeOp reduceAsBinary(ReduceOp op) {
   return SeOp::Copy; // not binary: rejected by the caller
 }
 
-/// Rounds a value computed in float to the precision of D (F16/BF16).
-template <DType D> ValueOf<D> roundTo(ValueOf<D> v) {
-  if constexpr (D == DType::F16)
-    return floatFromHalf(halfFromFloat(v));
-  else if constexpr (D == DType::BF16)
-    return floatFromBf16(bf16FromFloat(v));
-  else
-    return v;
-}
-
 /// Shape and strides padded to rank 4 (leading dimensions of 1).
 struct Iter4 {
   int64_t dim[4];
@@ -281,6 +294,25 @@ template <DType C> void materialize(const SeInput &in, const Shape &shape, Value
   });
 }
 
+/// Calls f(fn) for reduction `op`'s combining function on V; false if none.
+template <class V, class F> bool withCombine(ReduceOp op, F &&f) {
+  return withBinary<V>(reduceAsBinary(op), std::forward<F>(f));
+}
+
+/// Calls f(byteOffset) for each element of a CB operand's view over
+/// `shape`, in row-major order of the shape.
+template <class F> void forEachView(const SeInput &in, const Shape &shape, int64_t es, F &&f) {
+  Iter4 it(shape, in.operand->stride);
+  for (int64_t i0 = 0; i0 < it.dim[0]; ++i0)
+    for (int64_t i1 = 0; i1 < it.dim[1]; ++i1)
+      for (int64_t i2 = 0; i2 < it.dim[2]; ++i2) {
+        int64_t idx = in.operand->offset - in.first + i0 * it.stride[0] +
+                      i1 * it.stride[1] + i2 * it.stride[2];
+        for (int64_t i3 = 0; i3 < it.dim[3]; ++i3, idx += it.stride[3])
+          f(idx * es);
+      }
+}
+
 /// Writes `n` values to `dst` as dtype `t`.
 template <class V> void storeAll(const V *values, int64_t n, DType t, uint8_t *dst) {
   dispatchDType(t, [&](auto d) {
@@ -324,6 +356,23 @@ std::string checkElementwise(SeOp op, DType out, const Operand *ops, int n) {
         (ops[i].kind != Operand::Kind::Cb && ops[i].kind != Operand::Kind::Imm))
       return "operand " + std::to_string(i) + " has an invalid dtype or kind";
   DType ct = seComputeType(op, out, ops, n);
+  // The conversions that say how to read bits are type-generic but not
+  // defined on every pair of types.
+  switch (op) {
+  case SeOp::CopyU:
+    return dtypeIsFloat(ct) ? std::string("SE CopyU reads integers, got ") + dtypeName(ct) : "";
+  case SeOp::CopyToU:
+    return dtypeIsFloat(ct) && !dtypeIsFloat(out)
+               ? ""
+               : std::string("SE CopyToU converts a float to an integer, got ") +
+                     dtypeName(ct) + " to " + dtypeName(out);
+  case SeOp::Bitcast:
+    return dtypeSize(ct) == dtypeSize(out)
+               ? ""
+               : std::string("SE Bitcast needs equal sizes, got ") + dtypeName(ct) + " to " +
+                     dtypeName(out);
+  default: break;
+  }
   auto noop = [](auto) {};
   bool ok = dispatchDType(ct, [&](auto c) {
     using V = ValueOf<decltype(c)::value>;
@@ -366,8 +415,16 @@ void runElementwise(SeOp op, DType out, const Shape &shape, const SeInput *in, i
     });
     return;
   }
+  if (op == SeOp::Bitcast) {
+    copyBits(in[0], shape, dst);
+    return;
+  }
   const Operand ops[3] = {*in[0].operand, n > 1 ? *in[1].operand : Operand(),
                           n > 2 ? *in[2].operand : Operand()};
+  if (op == SeOp::CopyU || op == SeOp::CopyToU) {
+    convertUnsigned(out, shape, in[0], dst, scratch);
+    return;
+  }
   dispatchDType(seComputeType(op, out, ops, n), [&](auto c) {
     constexpr DType C = decltype(c)::value;
     using V = ValueOf<C>;
@@ -395,7 +452,7 @@ void runElementwise(SeOp op, DType out, const Shape &shape, const SeInput *in, i
           r[i] = fn(a[i], b[i], z[i]);
       });
     if (done) {
-      if constexpr (C == DType::F16 || C == DType::BF16)
+      if constexpr (isNarrowFloat(C))
         if (out != C)
           for (int64_t i = 0; i < count; ++i)
             r[i] = roundTo<C>(r[i]);
@@ -426,7 +483,7 @@ void runReduce(ReduceOp op, DType out, const Shape &inShape, int axis, const SeI
     V *x = scratch.get<V>(0, inShape.numElements());
     V *r = scratch.get<V>(1, outer * inner);
     materialize<O>(src, inShape, x);
-    withBinary<V>(reduceAsBinary(op), [&](auto fn) {
+    withCombine<V>(op, [&](auto fn) {
       for (int64_t ou = 0; ou < outer; ++ou)
         for (int64_t in = 0; in < inner; ++in) {
           const V *col = x + ou * len * inner + in;
@@ -438,6 +495,167 @@ void runReduce(ReduceOp op, DType out, const Shape &inShape, int axis, const SeI
     });
     storeAll(r, outer * inner, out, dst);
   });
+}
+
+void copyBits(const SeInput &in, const Shape &shape, uint8_t *dst) {
+  const Operand &o = *in.operand;
+  const int64_t es = dtypeSize(o.dtype), n = shape.numElements();
+  if (o.kind == Operand::Kind::Imm) {
+    uint8_t bytes[8];
+    encodeImmediate(o, o.dtype, bytes);
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(dst + i * es, bytes, size_t(es));
+    return;
+  }
+  if (shape.rank >= 1 && o.stride[shape.rank - 1] == 1) {
+    // Contiguous rows: one copy per row.
+    Shape rows = shape;
+    const int64_t row = shape.dim[shape.rank - 1];
+    rows.dim[shape.rank - 1] = 1;
+    uint8_t *w = dst;
+    forEachView(in, rows, es, [&](int64_t at) {
+      std::memcpy(w, in.data + at, size_t(row * es));
+      w += row * es;
+    });
+    return;
+  }
+  uint8_t *w = dst;
+  forEachView(in, shape, es, [&](int64_t at) {
+    std::memcpy(w, in.data + at, size_t(es));
+    w += es;
+  });
+}
+
+void convertUnsigned(DType out, const Shape &shape, const SeInput &in, uint8_t *dst,
+                     SeScratch &scratch) {
+  const int64_t count = shape.numElements();
+  const DType from = in.operand->dtype;
+  dispatchDType(from, [&](auto f) {
+    constexpr DType F = decltype(f)::value;
+    using V = ValueOf<F>;
+    V *x = scratch.get<V>(0, count);
+    materialize<F>(in, shape, x);
+    if constexpr (kIsInt<V>) {
+      // CopyU: the integer's bits read as unsigned, then converted.
+      using U = std::make_unsigned_t<V>;
+      U *u = scratch.get<U>(1, count);
+      for (int64_t i = 0; i < count; ++i)
+        u[i] = U(x[i]);
+      storeAll(u, count, out, dst);
+    } else if constexpr (std::is_floating_point_v<V>) {
+      // CopyToU: truncate toward zero into the unsigned range of the output's
+      // width (saturating, NaN -> 0), then store those bits.
+      const int bits = dtypeSize(out) * 8;
+      const double limit = std::ldexp(1.0, bits);
+      uint64_t *u = scratch.get<uint64_t>(1, count);
+      for (int64_t i = 0; i < count; ++i) {
+        const double v = double(x[i]);
+        u[i] = !(v > 0) ? 0
+               : v >= limit ? (bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1)
+                            : uint64_t(v);
+      }
+      dispatchDType(out, [&](auto o) {
+        constexpr DType O = decltype(o)::value;
+        for (int64_t i = 0; i < count; ++i) {
+          if constexpr (O == DType::I1)
+            dst[i] = u[i] != 0;
+          else
+            std::memcpy(dst + i * dtypeSize(O), &u[i], size_t(dtypeSize(O)));
+        }
+      });
+    } else { // I1 read as unsigned is itself
+      storeAll(x, count, out, dst);
+    }
+  });
+}
+
+void runScan(ReduceOp op, DType out, const Shape &shape, int axis, bool reverse,
+             const SeInput &src, uint8_t *dst, SeScratch &scratch) {
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d)
+    outer *= shape.dim[d];
+  for (int d = axis + 1; d < shape.rank; ++d)
+    inner *= shape.dim[d];
+  const int64_t len = shape.dim[axis];
+  dispatchDType(out, [&](auto o) {
+    constexpr DType O = decltype(o)::value;
+    using V = ValueOf<O>;
+    V *x = scratch.get<V>(0, shape.numElements());
+    materialize<O>(src, shape, x);
+    withCombine<V>(op, [&](auto fn) {
+      for (int64_t ou = 0; ou < outer; ++ou)
+        for (int64_t in = 0; in < inner; ++in) {
+          V *col = x + ou * len * inner + in;
+          const int64_t first = reverse ? len - 1 : 0, step = reverse ? -1 : 1;
+          V acc = col[first * inner];
+          for (int64_t k = 1; k < len; ++k) {
+            V &e = col[(first + k * step) * inner];
+            acc = roundTo<O>(fn(acc, e));
+            e = acc;
+          }
+        }
+    });
+    storeAll(x, shape.numElements(), out, dst);
+  });
+}
+
+void runHistogram(int64_t numBins, const Shape &inShape, const SeInput &src,
+                  const uint8_t *mask, uint8_t *dst, SeScratch &scratch) {
+  const int64_t n = inShape.numElements();
+  int64_t *x = scratch.get<int64_t>(0, n);
+  materialize<DType::I64>(src, inShape, x);
+  std::vector<int32_t> counts(size_t(numBins), 0);
+  for (int64_t i = 0; i < n; ++i)
+    if ((!mask || mask[i]) && x[i] >= 0 && x[i] < numBins)
+      ++counts[size_t(x[i])];
+  std::memcpy(dst, counts.data(), counts.size() * 4);
+}
+
+bool runGather(DType out, const Shape &outShape, int axis, const SeInput &src,
+               const Shape &srcShape, const SeInput &index, uint8_t *dst, SeScratch &scratch,
+               int64_t &badIndex) {
+  const int64_t n = outShape.numElements();
+  int64_t *idx = scratch.get<int64_t>(0, n);
+  materialize<DType::I64>(index, outShape, idx);
+  for (int64_t i = 0; i < n; ++i)
+    if (idx[i] < 0 || idx[i] >= srcShape.dim[axis]) {
+      badIndex = idx[i];
+      return false;
+    }
+  // Element i of the output reads the source at its own multi-index with
+  // the axis coordinate replaced: subtract the axis part, add the index's.
+  const Operand &o = *src.operand;
+  const int64_t es = dtypeSize(o.dtype), axisStride = o.stride[axis];
+  int64_t *at = scratch.get<int64_t>(1, n);
+  int64_t w = 0;
+  forEachView(src, outShape, 1, [&](int64_t off) { at[w++] = off; });
+  Iter4 it(outShape, o.stride);
+  const int pad = kMaxRank - outShape.rank;
+  int64_t coord[4] = {0, 0, 0, 0};
+  for (int64_t i = 0; i < n; ++i) {
+    at[i] += (idx[i] - coord[axis + pad]) * axisStride;
+    for (int d = 3; d >= 0; --d) {
+      if (++coord[d] < it.dim[d])
+        break;
+      coord[d] = 0;
+    }
+  }
+  dispatchDType(o.dtype, [&](auto s) {
+    constexpr DType S = decltype(s)::value;
+    dispatchDType(out, [&](auto d) {
+      constexpr DType D = decltype(d)::value;
+      for (int64_t i = 0; i < n; ++i)
+        storeElement<D>(dst + i * dtypeSize(D), loadElement<S>(src.data + at[i] * es));
+    });
+  });
+  return true;
+}
+
+void materializeF32(const SeInput &in, const Shape &shape, float *out) {
+  materialize<DType::F32>(in, shape, out);
+}
+void materializeI32(const SeInput &in, const Shape &shape, int32_t *out) {
+  materialize<DType::I32>(in, shape, out);
 }
 
 void runIota(DType t, int64_t length, int64_t start, uint8_t *dst) {

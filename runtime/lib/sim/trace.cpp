@@ -12,7 +12,7 @@ namespace mtia::sim {
 namespace {
 /// Thread ids: the core first, then the units in UnitKind order.
 constexpr int32_t kCoreTid = 0;
-const char *const kTidNames[] = {"riscv", "dma_in", "dma_out", "se"};
+const char *tidName(int32_t tid) { return tid == kCoreTid ? "riscv" : unitName(UnitKind(tid - 1)); }
 
 /// Escapes nothing: every name we write is plain ASCII without quotes.
 void writeEvent(FILE *f, bool &first, const std::string &name, int32_t pe, int32_t tid,
@@ -82,10 +82,10 @@ void TraceRecorder::write(const std::string &path, double clockGhz, int32_t cols
                     "\"args\":{\"name\":\"PE %d (row %d, col %d)\"}}",
                  first ? "" : ",", pe, pe, pe / cols, pe % cols);
     first = false;
-    for (int32_t tid = 0; tid < 4; ++tid)
+    for (int32_t tid = 0; tid <= kNumUnits; ++tid)
       std::fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
                       "\"args\":{\"name\":\"%s\"}}",
-                   pe, tid, kTidNames[tid]);
+                   pe, tid, tidName(tid));
   }
   for (const Record &r : records_) {
     std::string name;

@@ -26,6 +26,9 @@ public:
 
   const sim::Config &config() const { return chip_.config(); }
 
+  /// Where device prints (printTile) go; stdout by default.
+  void setPrintSink(sim::PrintSink sink) { chip_.setPrintSink(std::move(sink)); }
+
   /// Launches kernel `name` of the shared object `soPath`.
   sim::LaunchSummary launch(const std::string &soPath, const std::string &name,
                             std::array<int64_t, 3> grid, std::vector<Arg> args,

@@ -29,6 +29,7 @@
 #include "mtia/sim/trace.h"
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,13 +49,19 @@ struct LaunchSpec {
   std::string tracePath; ///< empty: no trace
 };
 
-/// Busy cycles per unit kind, summed over PEs, in this order.
-constexpr const char *kUnitReportNames[] = {"riscv", "dma_in", "dma_out", "se"};
+/// Busy cycles per unit kind, summed over PEs, in this order: the core,
+/// then the units in UnitKind order.
+constexpr const char *kUnitReportNames[] = {"riscv", "dma_in", "dma_out", "se", "dpe", "mlu"};
+constexpr int kNumReportUnits = int(sizeof(kUnitReportNames) / sizeof(kUnitReportNames[0]));
+static_assert(kNumReportUnits == 1 + kNumUnits, "one report name per unit and the core");
+
+/// Where device prints go: one call per printTile, every line ending in \n.
+using PrintSink = std::function<void(const std::string &)>;
 
 struct LaunchSummary {
   Cycle cycles = 0;
   double seconds = 0;
-  std::array<uint64_t, 4> busy{}; ///< indexed like kUnitReportNames
+  std::array<uint64_t, kNumReportUnits> busy{}; ///< indexed like kUnitReportNames
   int32_t pesUsed = 0;
   int64_t programs = 0;
   StatNode stats;
@@ -80,7 +87,10 @@ public:
   MemorySystem &memory() { return *memory_; }
   TraceRecorder &trace() { return trace_; }
   SeScratch &seScratch() { return seScratch_; }
-  /// Byte buffer `slot` (0..3), as large as local memory.
+  /// Replaces where printTile output goes (default: stdout).
+  void setPrintSink(PrintSink sink) { printSink_ = std::move(sink); }
+  void print(const std::string &text) const;
+  /// Byte buffer `slot` (0..kScratchSlots-1), as large as local memory.
   uint8_t *scratch(int slot) { return scratch_[slot].data(); }
   /// The scheduler's context, which fibers switch back to.
   ucontext_t *mainContext() { return &mainContext_; }
@@ -101,7 +111,9 @@ private:
   std::unique_ptr<MemorySystem> memory_;
   TraceRecorder trace_;
   SeScratch seScratch_;
-  std::vector<uint8_t> scratch_[4];
+  static constexpr int kScratchSlots = 6;
+  std::vector<uint8_t> scratch_[kScratchSlots];
+  PrintSink printSink_;
   std::vector<std::unique_ptr<Pe>> pes_;
   ucontext_t mainContext_{};
   std::optional<Fault> pendingFault_;
@@ -112,7 +124,8 @@ private:
   uint64_t unitBusy_[kNumUnits] = {}, unitCommands_[kNumUnits] = {},
            unitParked_[kNumUnits] = {};
   uint64_t coreBusy_ = 0, coreIssue_ = 0, coreScalar_ = 0, coreRead_ = 0,
-           coreBlockedQueue_ = 0, coreBlockedRead_ = 0, coreCommands_ = 0;
+           coreBlockedQueue_ = 0, coreBlockedRead_ = 0, coreBlockedBarrier_ = 0,
+           coreCommands_ = 0;
 };
 
 } // namespace mtia::sim

@@ -18,13 +18,18 @@
 
 namespace mtia::sim {
 
-/// The units of a PE that execute commands, in stats/trace order.
-enum class UnitKind : uint8_t { DmaIn, DmaOut, Se };
-constexpr int kNumUnits = 3;
-/// "dma_in", "dma_out", "se".
+/// The units of a PE that execute commands, in stats/trace order. Atomics
+/// run on dma_out, so they are ordered after the stores issued before them
+/// (the release of a spin lock follows the data it protects).
+enum class UnitKind : uint8_t { DmaIn, DmaOut, Se, Dpe, Mlu };
+constexpr int kNumUnits = 5;
+/// "dma_in", "dma_out", "se", "dpe", "mlu".
 const char *unitName(UnitKind u);
 
-enum class CmdKind : uint8_t { DmaIn, DmaOut, GatherIn, ScatterOut, Se, SeReduce, SeIota };
+enum class CmdKind : uint8_t {
+  DmaIn, DmaOut, GatherIn, ScatterOut, Se, SeReduce, SeIota,
+  Dpe, MluCopy, SeScan, SeHistogram, SeGather, AtomicRmw, AtomicCas,
+};
 UnitKind unitOf(CmdKind k);
 
 /// Bytes [pos, pos+len) of CB `cb`. For reads, `front` is the position the
@@ -42,7 +47,8 @@ struct CommandLabel {
   CmdKind kind = CmdKind::DmaIn;
   int32_t cb = -1;
   uint16_t op = 0;
-  int64_t amount = 0; ///< bytes for DMA commands, elements for SE ones
+  int64_t amount = 0; ///< bytes for DMA and MLU commands, elements for SE
+                      ///< ones, MACs for the DPE
 };
 std::string formatLabel(const CommandLabel &l);
 
@@ -52,7 +58,10 @@ struct Command {
   uint64_t seq = 0;  ///< issue order on the PE (pops included)
   Cycle ready = 0;   ///< core time at issue
   CbRange write;     ///< the produced tile (cb < 0: none)
-  CbRange reads[3];  ///< SE operands in order; DMA: data, addresses, mask
+  /// SE operands in order; DMA: data, addresses, mask; dpe: a, b, acc;
+  /// seGather: src, index; seHistogram: src, mask; atomics: addresses,
+  /// value / cmp, mask / value.
+  CbRange reads[3];
   int32_t numReads = 0;
 
   // Arguments, as passed to the DeviceOps call.
@@ -65,8 +74,12 @@ struct Command {
   uint16_t op = 0;      ///< SeOp or ReduceOp
   int32_t axis = 0;
   int64_t iotaStart = 0;
-  int32_t addrCb = -1;  ///< gather/scatter address tile
-  int32_t maskCb = -1;  ///< gather/scatter mask tile (-1: none)
+  int32_t addrCb = -1;  ///< gather/scatter/atomic address tile
+  int32_t maskCb = -1;  ///< gather/scatter/atomic/histogram mask (-1: none)
+  int64_t gemm[3] = {0, 0, 0}; ///< dpe: m, n, k
+  Shape srcShape;       ///< seGather: the source's shape
+  int64_t numBins = 0;  ///< seHistogram
+  bool reverse = false; ///< seScan
 
   /// Calls f(range) once per distinct CB the command reads.
   template <class F> void forEachReadCb(F &&f) const {

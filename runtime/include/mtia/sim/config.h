@@ -36,6 +36,18 @@ namespace mtia::sim {
     "[I25, M300] SE lanes for 32-bit elements (64 for 16-bit, 16 for "        \
     "64-bit, 128 for 8-bit)")                                                 \
   X(int64_t, se_fill_cycles, 8, "[model] SE pipeline fill latency")           \
+  X(int64_t, dpe_fp16_macs_per_cycle, 1024,                                   \
+    "[I25] DPE: 1024 FP16/BF16 MAC per cycle per PE (177 TFLOPS / 64 PEs)")   \
+  X(int64_t, dpe_int8_macs_per_cycle, 2048,                                   \
+    "[I25] DPE: 2048 INT8 MAC per cycle per PE (354 TOPS); fp8 at this rate " \
+    "[model]")                                                                \
+  X(int64_t, dpe_fp32_macs_per_cycle, 256,                                    \
+    "[model] DPE on F32 inputs: a quarter of the FP16 rate")                  \
+  X(int64_t, dpe_fill_cycles, 32,                                             \
+    "[model] DPE pipeline fill latency (operand load + adder tree)")          \
+  X(int64_t, mlu_bytes_per_cycle, 64,                                         \
+    "[model] MLU copy/transpose bandwidth per PE")                            \
+  X(int64_t, mlu_fill_cycles, 8, "[model] MLU pipeline fill latency")         \
   X(int64_t, fi_bytes_per_cycle, 64,                                          \
     "[model] fabric-interface bandwidth per PE and direction")                \
   X(double, lpddr_gbps, 204.8, "[I25] LPDDR5, 16 channels, 204.8 GB/s")       \

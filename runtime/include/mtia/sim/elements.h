@@ -3,10 +3,13 @@
 // The one place that says how an element of each device.h DType is stored and
 // how values convert between types:
 //  - every DType has a value type the SE computes in: I1 -> bool,
-//    I8..I64 -> intN_t, F16/BF16/F32 -> float, F64 -> double;
-//  - F16 and BF16 round to nearest even, from float and from double alike
-//    (double goes through float rounded to odd, which makes the second
-//    rounding exact);
+//    I8..I64 -> intN_t, F16/BF16/F32/F8E4M3/F8E5M2 -> float, F64 -> double;
+//  - F16, BF16 and the fp8 types round to nearest even, from float and from
+//    double alike (double goes through float rounded to odd, which makes the
+//    second rounding exact);
+//  - F8E5M2 is IEEE-like (bias 15, infinities, NaN 0x7e); F8E4M3 is e4m3fn
+//    (bias 7, max 448, no infinities, NaN 0x7f): a value that rounds past
+//    448, infinity included, becomes NaN (as torch's float8_e4m3fn does);
 //  - float -> integer truncates toward zero like C, saturating at the
 //    integer's range, NaN -> 0; anything -> I1 is `!= 0`;
 //  - integer -> integer wraps (two's complement).
@@ -93,6 +96,56 @@ inline float floatRoundedToOdd(double d) {
   return floatOf(b | 1u);
 }
 
+/// float -> an 8-bit float with `E` exponent and `M` mantissa bits, round to
+/// nearest even. `Fn` selects the e4m3fn encoding (no infinities, NaN is the
+/// all-ones code) instead of IEEE-like.
+template <int E, int M, bool Fn> inline uint8_t fp8FromFloat(float f) {
+  constexpr int kBias = (1 << (E - 1)) - 1;
+  constexpr uint32_t kNan = Fn ? 0x7fu : 0x7eu;
+  constexpr uint32_t kMaxCode = Fn ? 0x7eu : 0x7bu; // largest finite code
+  uint32_t x = bitsOf(f);
+  const uint8_t sign = static_cast<uint8_t>((x >> 24) & 0x80u);
+  x &= 0x7fffffffu;
+  if (x > 0x7f800000u)
+    return sign | kNan;
+  uint32_t code;
+  if (x >= uint32_t(128 - kBias) << 23) { // a normal of the 8-bit type
+    constexpr int kDrop = 23 - M;
+    uint32_t r = x - (uint32_t(127 - kBias) << 23);
+    r += (1u << (kDrop - 1)) - 1u + ((r >> kDrop) & 1u);
+    code = r >> kDrop;
+  } else {
+    // Subnormal: |f| * 2^(bias - 1 + M) < 2^M is exact in float, and adding
+    // 2^23 rounds it to an integer, to even.
+    float scaled = floatOf(x) * std::ldexp(1.0f, kBias - 1 + M);
+    code = bitsOf(scaled + 0x1p23f) - bitsOf(0x1p23f);
+  }
+  if (code > kMaxCode)
+    return sign | (Fn ? kNan : 0x7cu); // e4m3fn has no infinity
+  return sign | static_cast<uint8_t>(code);
+}
+
+template <int E, int M, bool Fn> inline float floatFromFp8(uint8_t c) {
+  constexpr int kBias = (1 << (E - 1)) - 1;
+  const uint32_t sign = static_cast<uint32_t>(c & 0x80u) << 24;
+  const uint32_t e = (c >> M) & ((1u << E) - 1u), m = c & ((1u << M) - 1u);
+  if (Fn ? (c & 0x7fu) == 0x7fu : e == (1u << E) - 1u) {
+    if (Fn || m)
+      return floatOf(sign | 0x7fc00000u);
+    return floatOf(sign | 0x7f800000u);
+  }
+  if (e == 0) {
+    float v = static_cast<float>(m) * std::ldexp(1.0f, 1 - kBias - M);
+    return sign ? -v : v;
+  }
+  return floatOf(sign | ((e + uint32_t(127 - kBias)) << 23) | (m << (23 - M)));
+}
+
+inline uint8_t e4m3FromFloat(float f) { return fp8FromFloat<4, 3, true>(f); }
+inline uint8_t e5m2FromFloat(float f) { return fp8FromFloat<5, 2, false>(f); }
+inline float floatFromE4m3(uint8_t c) { return floatFromFp8<4, 3, true>(c); }
+inline float floatFromE5m2(uint8_t c) { return floatFromFp8<5, 2, false>(c); }
+
 inline uint16_t halfFromDouble(double d) { return halfFromFloat(floatRoundedToOdd(d)); }
 inline uint16_t bf16FromDouble(double d) { return bf16FromFloat(floatRoundedToOdd(d)); }
 
@@ -106,6 +159,13 @@ template <> struct DTypeTraits<DType::F16> { using Value = float; };
 template <> struct DTypeTraits<DType::BF16> { using Value = float; };
 template <> struct DTypeTraits<DType::F32> { using Value = float; };
 template <> struct DTypeTraits<DType::F64> { using Value = double; };
+template <> struct DTypeTraits<DType::F8E4M3> { using Value = float; };
+template <> struct DTypeTraits<DType::F8E5M2> { using Value = float; };
+
+/// Types stored narrower than the float they compute in.
+constexpr bool isNarrowFloat(DType d) {
+  return d == DType::F16 || d == DType::BF16 || d == DType::F8E4M3 || d == DType::F8E5M2;
+}
 template <DType D> using ValueOf = typename DTypeTraits<D>::Value;
 
 /// Value conversion with the semantics stated at the top of this file.
@@ -133,6 +193,10 @@ template <DType D> inline ValueOf<D> loadElement(const uint8_t *p) {
     uint16_t bits;
     std::memcpy(&bits, p, 2);
     return D == DType::F16 ? floatFromHalf(bits) : floatFromBf16(bits);
+  } else if constexpr (D == DType::F8E4M3) {
+    return floatFromE4m3(*p);
+  } else if constexpr (D == DType::F8E5M2) {
+    return floatFromE5m2(*p);
   } else if constexpr (D == DType::I1) {
     return *p != 0;
   } else {
@@ -153,11 +217,30 @@ template <DType D, class V> inline void storeElement(uint8_t *p, V v) {
       bits = D == DType::F16 ? halfFromDouble(convertValue<double>(v))
                              : bf16FromDouble(convertValue<double>(v));
     std::memcpy(p, &bits, 2);
+  } else if constexpr (D == DType::F8E4M3 || D == DType::F8E5M2) {
+    float f;
+    if constexpr (std::is_same_v<V, float>)
+      f = v;
+    else
+      f = floatRoundedToOdd(convertValue<double>(v));
+    *p = D == DType::F8E4M3 ? e4m3FromFloat(f) : e5m2FromFloat(f);
   } else if constexpr (D == DType::I1) {
     *p = convertValue<bool>(v) ? 1 : 0;
   } else {
     ValueOf<D> x = convertValue<ValueOf<D>>(v);
     std::memcpy(p, &x, sizeof x);
+  }
+}
+
+/// Rounds a value computed in float to the precision of D (a no-op unless D
+/// is a narrow float).
+template <DType D> inline ValueOf<D> roundTo(ValueOf<D> v) {
+  if constexpr (isNarrowFloat(D)) {
+    uint8_t bytes[2];
+    storeElement<D>(bytes, v);
+    return loadElement<D>(bytes);
+  } else {
+    return v;
   }
 }
 
@@ -173,13 +256,15 @@ template <class F> inline decltype(auto) dispatchDType(DType t, F &&f) {
   case DType::F16: return f(std::integral_constant<DType, DType::F16>{});
   case DType::BF16: return f(std::integral_constant<DType, DType::BF16>{});
   case DType::F32: return f(std::integral_constant<DType, DType::F32>{});
+  case DType::F8E4M3: return f(std::integral_constant<DType, DType::F8E4M3>{});
+  case DType::F8E5M2: return f(std::integral_constant<DType, DType::F8E5M2>{});
   case DType::F64: break;
   }
   return f(std::integral_constant<DType, DType::F64>{});
 }
 
 /// True when `t` is one of the enumerators (kernels pass raw bytes).
-inline bool isValidDType(DType t) { return static_cast<uint8_t>(t) <= static_cast<uint8_t>(DType::F64); }
+inline bool isValidDType(DType t) { return static_cast<uint8_t>(t) <= static_cast<uint8_t>(DType::F8E5M2); }
 
 const char *dtypeName(DType t);
 

@@ -22,6 +22,7 @@
 #include "mtia/sim/memory_system.h"
 
 #include <cstdint>
+#include <string>
 
 namespace mtia::sim {
 
@@ -46,6 +47,21 @@ DmaOutcome dmaGather(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
 DmaOutcome dmaScatter(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
                       const uint8_t *addrs, const uint8_t *mask, const uint8_t *tile,
                       bool functional);
+
+/// Why an atomic with `op` (ignored for CAS) cannot act on `t`, or "".
+std::string checkAtomic(RmwOp op, DType t, bool cas);
+
+/// Memory-side atomics, applied element by element in index order at the
+/// command's execution time: for each element whose mask byte is nonzero
+/// (mask may be null), reads the old value at the address in `addrs`,
+/// writes op(old, value) (CAS: value where old's bits equal cmp's) and
+/// stores old into `old` (null: dropped; masked-off elements get 0). `cmp`
+/// and `value` are dense tiles of `t`. Every active address is checked
+/// first; nothing changes on an illegal one. Without `functional`, only the
+/// bytes are charged.
+DmaOutcome dmaAtomic(MemorySystem &mem, MemoryRequest &req, bool cas, RmwOp op, int64_t n,
+                     DType t, const uint8_t *addrs, const uint8_t *mask, const uint8_t *cmp,
+                     const uint8_t *value, uint8_t *old, bool functional);
 
 } // namespace mtia::sim
 

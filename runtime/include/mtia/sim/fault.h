@@ -24,15 +24,26 @@ inline constexpr const char *kDeadlock = "deadlock";
 inline constexpr const char *kInvalidCommand = "invalid command";
 inline constexpr const char *kInvalidLaunch = "invalid launch";
 inline constexpr const char *kKernelLoad = "kernel load";
+/// A device assert (assertTile) found a false element.
+inline constexpr const char *kAssert = "assert";
 } // namespace fault_kind
 
 struct Fault {
+  Fault() = default;
+  Fault(std::string kind, int32_t pe, std::string unit, int32_t cb, std::string command,
+        std::string message)
+      : kind(std::move(kind)), pe(pe), unit(std::move(unit)), cb(cb),
+        command(std::move(command)), message(std::move(message)) {}
+
   std::string kind;
   int32_t pe = -1;
   std::string unit;
   int32_t cb = -1;
   std::string command;
   std::string message;
+  /// Device asserts: the source location the kernel passed (line -1: none).
+  std::string file;
+  int32_t line = -1;
 
   /// One line naming the kind, the message and every known origin field.
   std::string describe() const;

@@ -9,8 +9,9 @@
 // queue with ready time = the core's clock. The core suspends only when
 //  (a) the unit's queue is full: it resumes when a slot frees, at
 //      max(core clock, that cycle);
-//  (b) readInt/readFloat needs bytes not yet published: it resumes when they
-//      are, at max(core clock, that cycle).
+//  (b) readInt/readFloat, printTile or assertTile needs bytes not yet
+//      published: it resumes when they are, at max(core clock, that cycle);
+//  (c) barrier: it resumes when every unit of the PE is idle.
 // The programs mapped to a PE run one after another in the same fiber, so a
 // program's commands queue up behind the previous program's.
 //
@@ -31,6 +32,7 @@
 #include "mtia/sim/circular_buffer.h"
 #include "mtia/sim/command.h"
 #include "mtia/sim/fault.h"
+#include "mtia/sim/simd_engine.h"
 #include "mtia/sim/stats.h"
 
 #include <string>
@@ -132,6 +134,24 @@ public:
                 const Operand *src);
   void seIota(int32_t dst, DType t, int64_t length, int64_t start);
   void cbPop(int32_t cb, int64_t bytes);
+  void dpe(int32_t dst, DType accType, int64_t m, int64_t n, int64_t k, const Operand *a,
+           const Operand *b, const Operand *acc);
+  void mluCopy(int32_t dst, DType t, const Shape *s, const Operand *src);
+  void seScan(ReduceOp op, int32_t dst, DType t, const Shape *s, int32_t axis, bool reverse,
+              const Operand *src);
+  void seHistogram(int32_t dst, int64_t numBins, const Shape *in, const Operand *src,
+                   int32_t maskCb);
+  void seGather(int32_t dst, DType t, const Shape *out, int32_t axis, const Operand *src,
+                const Shape *srcShape, const Operand *index);
+  void atomicRmw(int32_t dst, RmwOp op, DType t, const Shape *s, int32_t addrCb,
+                 const Operand *value, int32_t maskCb);
+  void atomicCas(int32_t dst, DType t, const Shape *s, int32_t addrCb, const Operand *cmp,
+                 const Operand *value);
+  void printTile(const char *prefix, int32_t cb, DType t, const Shape *s, bool hex,
+                 bool isSigned);
+  void assertTile(int32_t cb, const Shape *s, const char *message, const char *file,
+                  int32_t line);
+  void barrier();
   /// Element `index` of the front of `cb`, as read into a register.
   template <class T> T readScalar(int32_t cb, DType t, int64_t index);
   void scalarCycles(int64_t n);
@@ -145,6 +165,7 @@ public:
   uint64_t readCycles = 0;
   uint64_t blockedQueueCycles = 0;
   uint64_t blockedReadCycles = 0;
+  uint64_t blockedBarrierCycles = 0;
   uint64_t commandsIssued = 0;
   uint64_t programsRun = 0;
   uint64_t busyCycles = 0; ///< issue + scalar + read cycles
@@ -170,6 +191,15 @@ private:
   CbRange operandRange(const Operand &o, const Shape &shape);
   /// Queues `c` on its unit (waiting for a slot) and registers its reads.
   void submit(Command &c);
+  /// Suspends until [pos, pos+len) of `cb` is published; charges the wait.
+  void waitPublished(int32_t cb, int64_t pos, int64_t len);
+  /// The front `len` bytes of `cb` once published (copied if they wrap).
+  const uint8_t *frontTile(int32_t cb, int64_t len, std::vector<uint8_t> &copy);
+  /// "pid (x, y, z)".
+  std::string pidText() const;
+  /// A CB-or-immediate operand of a command over `shape`: its range, or an
+  /// empty one for immediates and empty shapes.
+  CbRange optionalRange(const Operand &o, const Shape &shape);
   [[noreturn]] void fail(const char *kind, int32_t cb, const std::string &message) const;
 
   Pe &pe_;
@@ -188,6 +218,7 @@ private:
   int32_t waitUnit_ = -1;
   int32_t waitCb_ = -1;
   int64_t waitEnd_ = 0; ///< bytes of waitCb_ must be published up to here
+  bool waitBarrier_ = false;
   const char *issuing_ = ""; ///< the device call being issued, for faults
 };
 
@@ -221,6 +252,8 @@ public:
 
   /// True when nothing is left to do: core done, units idle, no pops.
   bool quiescent() const;
+  /// True when every unit's queue is empty.
+  bool unitsIdle() const;
   /// Appends one line per stalled agent; fills `first` from the first one.
   void describeStalls(std::vector<std::string> &lines, Fault &first) const;
 
@@ -229,6 +262,16 @@ public:
                          const std::string &message) const;
 
 private:
+  /// Execution per unit family; each returns {free at, done at}.
+  std::pair<Cycle, Cycle> executeSe(const Command &c);
+  std::pair<Cycle, Cycle> executeDpe(const Command &c);
+  std::pair<Cycle, Cycle> executeMlu(const Command &c);
+  std::pair<Cycle, Cycle> executeFabric(const Command &c);
+  /// Operand `i` of `c` as the SE sees it; CB data through scratch `i`.
+  SeInput inputOf(const Command &c, int32_t i);
+  /// Operand `i` of `c` as a dense tile of `t` over c.shape (an immediate
+  /// broadcast, a view copied), in scratch slot `slot`.
+  const uint8_t *denseOperand(const Command &c, int32_t i, DType t, int slot);
   void wakeData(int32_t cb);
   void wakeSpace(int32_t cb);
   /// Local-memory span for reading range `r` (a copy in scratch `slot` when

@@ -17,8 +17,16 @@
 //    order -0 < +0. Float comparisons are ordered except CmpNe (unordered).
 //  - Comparisons produce I1; Select's condition is I1 (nonzero = true), its
 //    branches are converted to the output type.
-//  - Reductions convert the source to the output dtype, then accumulate in
-//    that type in sequential order along the axis (deterministic).
+//  - Reductions and scans convert the source to the output dtype, then
+//    accumulate in that type in sequential order along the axis
+//    (deterministic).
+//  - CopyU reads integer inputs as unsigned; CopyToU truncates floats into
+//    the unsigned range of the output's width (saturating, NaN -> 0);
+//    Bitcast copies bits between types of one size. Rint rounds to nearest
+//    even, Trunc toward zero; MulHiU/MulHiS give the high half of the full
+//    product.
+//  - fp8 types compute in float and round to their type after each
+//    operation, like F16/BF16.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +85,29 @@ void runElementwise(SeOp op, DType out, const Shape &shape, const SeInput *in,
 /// Reduction of `src` (viewed in `inShape`) along `axis` into `dst`.
 void runReduce(ReduceOp op, DType out, const Shape &inShape, int axis,
                const SeInput &src, uint8_t *dst, SeScratch &scratch);
+/// Inclusive scan of `src` (viewed in `shape`) along `axis`, from the end
+/// when `reverse`; accumulates in `out` like runReduce.
+void runScan(ReduceOp op, DType out, const Shape &shape, int axis, bool reverse,
+             const SeInput &src, uint8_t *dst, SeScratch &scratch);
+/// I32 counts of the integer values of `src` in [0, numBins); elements whose
+/// `mask` byte is 0 (mask may be null) are not counted.
+void runHistogram(int64_t numBins, const Shape &inShape, const SeInput &src,
+                  const uint8_t *mask, uint8_t *dst, SeScratch &scratch);
+/// out[i] = src[i with i[axis] replaced by index[i]]. Returns false (and the
+/// offending index) when an index lies outside [0, srcShape.dim[axis]).
+bool runGather(DType out, const Shape &outShape, int axis, const SeInput &src,
+               const Shape &srcShape, const SeInput &index, uint8_t *dst, SeScratch &scratch,
+               int64_t &badIndex);
+/// The bits of the operand's elements over `shape`, dense (Bitcast and the
+/// MLU's copies; no conversion).
+void copyBits(const SeInput &in, const Shape &shape, uint8_t *dst);
+/// CopyU (integers read as unsigned) and CopyToU (floats to unsigned bits).
+void convertUnsigned(DType out, const Shape &shape, const SeInput &in, uint8_t *dst,
+                     SeScratch &scratch);
+/// The operand as dense F32 / I32 values over `shape` (the DPE's inputs).
+void materializeF32(const SeInput &in, const Shape &shape, float *out);
+void materializeI32(const SeInput &in, const Shape &shape, int32_t *out);
+
 /// Writes start, start+1, ... (length elements of `t`) to `dst`.
 void runIota(DType t, int64_t length, int64_t start, uint8_t *dst);
 

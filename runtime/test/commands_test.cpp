@@ -1,0 +1,449 @@
+//===- commands_test.cpp - The ABI 2 commands: results, timing, faults ----===//
+
+#include "test_util.h"
+
+#include "mtia/sim/elements.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+using namespace mtia;
+using namespace mtia::test;
+
+namespace {
+
+class CommandsTest : public ::testing::Test {
+protected:
+  rt::Simulator sim{sim::smallPreset()};
+
+  /// Runs `kernel` on one program with args (in, out) and CB capacities.
+  sim::LaunchSummary run1(KernelEntry kernel, const void *in, size_t inBytes, void *out,
+                          size_t outBytes, std::initializer_list<int64_t> cbs) {
+    KernelInfo info = kernelInfo("k", 2, cbs);
+    return sim.launch(kernel, info, {1, 1, 1}, {ptrArg(in), ptrArg(out)},
+                      {{reinterpret_cast<uint64_t>(in), inBytes},
+                       {reinterpret_cast<uint64_t>(out), outBytes}});
+  }
+};
+
+/// A dense in -> out copy of n elements of `t` through cb0 (load) and cb1.
+void load(Ctx *c, int32_t cb, DType t, uint64_t addr, int64_t n) {
+  dmaIn(c, cb, t, addr, box1(n, n), immInt(t, 0));
+}
+void store(Ctx *c, int32_t cb, DType t, uint64_t addr, int64_t n) {
+  dmaOut(c, cb, t, addr, box1(n, n));
+  cbPop(c, cb, n * dtypeSize(t));
+}
+
+//===----------------------------------------------------------------------===//
+// SE opcodes and fp8
+//===----------------------------------------------------------------------===//
+
+TEST_F(CommandsTest, UnsignedAndBitLevelOpcodes) {
+  static std::vector<int32_t> in = {-1, 7, -8, 0x40490fdb};
+  static std::vector<float> outF(4);
+  static std::vector<int32_t> outI(16);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(4);
+    load(c, 0, DType::I32, a[0].u, 4);
+    const Operand x = tile(0, DType::I32, s);
+    se(c, SeOp::CopyU, 1, DType::F32, s, x);                         // uitofp
+    store(c, 1, DType::F32, a[1].u, 4);
+    se(c, SeOp::MulHiU, 2, DType::I32, s, x, immInt(DType::I32, 3)); // 0x2, 0, 0x2, 0
+    store(c, 2, DType::I32, a[1].u + 16, 4);
+    se(c, SeOp::MulHiS, 2, DType::I32, s, x, immInt(DType::I32, -3));
+    store(c, 2, DType::I32, a[1].u + 32, 4);
+    se(c, SeOp::Bitcast, 1, DType::F32, s, x);
+    se(c, SeOp::CopyToU, 2, DType::I32, s, tile(1, DType::F32, s)); // fptoui
+    cbPop(c, 1, 16);
+    store(c, 2, DType::I32, a[1].u + 48, 4);
+    cbPop(c, 0, 16);
+  };
+  KernelInfo info = kernelInfo("k", 2, {64, 64, 64});
+  std::vector<uint8_t> out(64 + 48);
+  sim.launch(kernel, info, {1, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+             {regionOf(in), regionOf(out)});
+  float f[4];
+  int32_t i[12];
+  std::memcpy(f, out.data(), 16);
+  std::memcpy(i, out.data() + 16, 48);
+  EXPECT_EQ(f[0], 4294967296.0f);
+  EXPECT_EQ(f[1], 7.0f);
+  EXPECT_EQ(i[0], 2); // (2^32 - 1) * 3 >> 32
+  EXPECT_EQ(i[1], 0);
+  EXPECT_EQ(i[4], 0);  // -1 * -3 = 3: high half 0
+  EXPECT_EQ(i[5], -1); // 7 * -3 = -21: high half all ones
+  // Bitcast of 0x40490fdb is pi; CopyToU gives 3. -1's bits are a NaN: 0.
+  EXPECT_EQ(i[11], 3);
+  EXPECT_EQ(i[8], 0);
+}
+
+TEST_F(CommandsTest, RintTruncAndFp8Arithmetic) {
+  static std::vector<float> in = {2.5f, -2.5f, 3.5f, -0.7f};
+  static std::vector<float> out(12);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(4);
+    load(c, 0, DType::F32, a[0].u, 4);
+    se(c, SeOp::Rint, 1, DType::F32, s, tile(0, DType::F32, s));
+    store(c, 1, DType::F32, a[1].u, 4);
+    se(c, SeOp::Trunc, 1, DType::F32, s, tile(0, DType::F32, s));
+    store(c, 1, DType::F32, a[1].u + 16, 4);
+    // To e4m3 and back: 2.5, -2.5, 3.5, -0.6875 are all representable
+    // except -0.7, which rounds to -0.6875.
+    se(c, SeOp::Copy, 2, DType::F8E4M3, s, tile(0, DType::F32, s));
+    se(c, SeOp::Mul, 3, DType::F8E4M3, s, tile(2, DType::F8E4M3, s),
+       immFloat(DType::F8E4M3, 2.0));
+    se(c, SeOp::Copy, 1, DType::F32, s, tile(3, DType::F8E4M3, s));
+    store(c, 1, DType::F32, a[1].u + 32, 4);
+    cbPop(c, 0, 16);
+    cbPop(c, 2, 4);
+    cbPop(c, 3, 4);
+  };
+  run1(kernel, in.data(), 16, out.data(), 48, {64, 64, 16, 16});
+  EXPECT_EQ(std::vector<float>(out.begin(), out.begin() + 4),
+            (std::vector<float>{2.0f, -2.0f, 4.0f, -1.0f}));
+  EXPECT_EQ(std::vector<float>(out.begin() + 4, out.begin() + 8),
+            (std::vector<float>{2.0f, -2.0f, 3.0f, -0.0f}));
+  EXPECT_EQ(std::vector<float>(out.begin() + 8, out.end()),
+            (std::vector<float>{5.0f, -5.0f, 7.0f, -1.375f}));
+}
+
+//===----------------------------------------------------------------------===//
+// DPE and MLU
+//===----------------------------------------------------------------------===//
+
+TEST_F(CommandsTest, DpeMultipliesF16WithATransposedBAndAnAccumulator) {
+  const int64_t m = 4, n = 5, k = 3;
+  static std::vector<uint16_t> in(m * k + n * k);
+  static std::vector<float> out(m * n + m * n);
+  for (int64_t i = 0; i < m * k; ++i)
+    in[size_t(i)] = sim::halfFromFloat(float(i % 7) - 2.0f);
+  for (int64_t i = 0; i < n * k; ++i) // b stored transposed: bt[n][k]
+    in[size_t(m * k + i)] = sim::halfFromFloat(0.5f * float(i % 5));
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const int64_t m = 4, n = 5, k = 3;
+    load(c, 0, DType::F16, a[0].u, m * k);
+    load(c, 1, DType::F16, a[0].u + m * k * 2, n * k);
+    // acc = 1 everywhere via an immediate, then a second DPE accumulates on
+    // the first result.
+    dpe(c, 2, DType::F32, m, n, k, view(0, DType::F16, k, 1), view(1, DType::F16, 1, k),
+        immFloat(DType::F32, 1.0));
+    dpe(c, 3, DType::F32, m, n, k, view(0, DType::F16, k, 1), view(1, DType::F16, 1, k),
+        tile(2, DType::F32, shape2(m, n)));
+    cbPop(c, 0, m * k * 2);
+    cbPop(c, 1, n * k * 2);
+    store(c, 2, DType::F32, a[1].u, m * n);
+    store(c, 3, DType::F32, a[1].u + m * n * 4, m * n);
+  };
+  sim::LaunchSummary r =
+      run1(kernel, in.data(), in.size() * 2, out.data(), out.size() * 4, {64, 64, 128, 128});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float want = 1.0f;
+      for (int64_t kk = 0; kk < k; ++kk)
+        want += sim::floatFromHalf(in[size_t(i * k + kk)]) *
+                sim::floatFromHalf(in[size_t(m * k + j * k + kk)]);
+      EXPECT_EQ(out[size_t(i * n + j)], want) << i << "," << j;
+      EXPECT_EQ(out[size_t(m * n + i * n + j)], 2 * want - 1) << i << "," << j;
+    }
+  EXPECT_EQ(r.stats.find("units.dpe.commands")->value, 2u);
+}
+
+TEST_F(CommandsTest, DpeOnInt8AccumulatesInInt32AndWraps) {
+  static std::vector<int8_t> in(2 * 64);
+  static std::vector<int32_t> out(1);
+  std::fill(in.begin(), in.end(), int8_t(-128));
+  auto kernel = [](Ctx *c, const Arg *a) {
+    load(c, 0, DType::I8, a[0].u, 128);
+    // [1 x 64] x [64 x 1]: 64 * 16384 = 2^20, plus INT32_MAX wraps.
+    dpe(c, 1, DType::I32, 1, 1, 64, view(0, DType::I8, 64, 1), view(0, DType::I8, 1, 0),
+        immInt(DType::I32, INT32_MAX));
+    cbPop(c, 0, 128);
+    store(c, 1, DType::I32, a[1].u, 1);
+  };
+  run1(kernel, in.data(), in.size(), out.data(), 4, {128, 64});
+  EXPECT_EQ(out[0], int32_t(uint32_t(INT32_MAX) + (1u << 20)));
+}
+
+TEST_F(CommandsTest, DpeTimeIsFillPlusMacsOverRate) {
+  // One 64x64x64 FP16 GEMM tile: 262144 MAC at 1024 per cycle = 256 cycles;
+  // a stream of them keeps the DPE busy back to back.
+  static std::vector<uint16_t> in(64 * 64);
+  static std::vector<float> out(64 * 64);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape2(64, 64);
+    load(c, 0, DType::F16, a[0].u, 64 * 64);
+    for (int i = 0; i < 100; ++i) {
+      dpe(c, 1, DType::F32, 64, 64, 64, tile(0, DType::F16, s), tile(0, DType::F16, s),
+          immFloat(DType::F32, 0));
+      cbPop(c, 1, 64 * 64 * 4);
+    }
+    cbPop(c, 0, 64 * 64 * 2);
+  };
+  sim::Config cfg = rowOfPes(1);
+  cfg.timing_only = 1;
+  rt::Simulator timing(cfg);
+  KernelInfo info = kernelInfo("k", 2, {8192, 2 * 16384});
+  sim::LaunchSummary r = timing.launch(kernel, info, {1, 1, 1},
+                                       {ptrArg(in.data()), ptrArg(out.data())},
+                                       {regionOf(in), regionOf(out)});
+  EXPECT_EQ(r.stats.find("units.dpe.busy_cycles")->value, 100u * 256u);
+  const uint64_t dpeSpan = r.cycles - cfg.launch_overhead_cycles;
+  EXPECT_GE(dpeSpan, 100u * 256u);
+  EXPECT_LE(dpeSpan, 100u * 256u + 1000u); // DMA in, fill, issue of the first
+}
+
+TEST_F(CommandsTest, MluTransposes) {
+  static std::vector<int16_t> in(6);
+  static std::vector<int16_t> out(6);
+  for (int i = 0; i < 6; ++i)
+    in[size_t(i)] = int16_t(i);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    load(c, 0, DType::I16, a[0].u, 6); // [2, 3]
+    mluCopy(c, 1, DType::I16, shape2(3, 2), view(0, DType::I16, 1, 3));
+    cbPop(c, 0, 12);
+    store(c, 1, DType::I16, a[1].u, 6);
+  };
+  sim::LaunchSummary r = run1(kernel, in.data(), 12, out.data(), 12, {64, 64});
+  EXPECT_EQ(out, (std::vector<int16_t>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(r.stats.find("units.mlu.commands")->value, 1u);
+}
+
+//===----------------------------------------------------------------------===//
+// Scan, histogram, gather
+//===----------------------------------------------------------------------===//
+
+TEST_F(CommandsTest, ScanForwardAndReverse) {
+  static std::vector<int32_t> in = {1, 2, 3, 4, 5, 6};
+  static std::vector<int32_t> out(12);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape2(2, 3);
+    load(c, 0, DType::I32, a[0].u, 6);
+    seScan(c, ReduceOp::Sum, 1, DType::I32, s, 1, false, tile(0, DType::I32, s));
+    store(c, 1, DType::I32, a[1].u, 6);
+    seScan(c, ReduceOp::Max, 1, DType::I32, s, 0, true, tile(0, DType::I32, s));
+    store(c, 1, DType::I32, a[1].u + 24, 6);
+    cbPop(c, 0, 24);
+  };
+  run1(kernel, in.data(), 24, out.data(), 48, {64, 64});
+  EXPECT_EQ(std::vector<int32_t>(out.begin(), out.begin() + 6),
+            (std::vector<int32_t>{1, 3, 6, 4, 9, 15}));
+  EXPECT_EQ(std::vector<int32_t>(out.begin() + 6, out.end()),
+            (std::vector<int32_t>{4, 5, 6, 4, 5, 6}));
+}
+
+TEST_F(CommandsTest, HistogramCountsInRangeUnmaskedValues) {
+  static std::vector<int32_t> in = {0, 1, 1, 3, 7, -1, 2, 1};
+  static std::vector<int32_t> out(4);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(8);
+    load(c, 0, DType::I32, a[0].u, 8);
+    // mask: element index < 7 (the last 1 is masked off)
+    seIota(c, 2, DType::I32, 8, 0);
+    se(c, SeOp::CmpLt, 3, DType::I1, s, tile(2, DType::I32, s), immInt(DType::I32, 7));
+    seHistogram(c, 1, 4, s, tile(0, DType::I32, s), 3);
+    cbPop(c, 0, 32);
+    cbPop(c, 2, 32);
+    cbPop(c, 3, 8);
+    store(c, 1, DType::I32, a[1].u, 4);
+  };
+  run1(kernel, in.data(), 32, out.data(), 16, {64, 64, 64, 64});
+  EXPECT_EQ(out, (std::vector<int32_t>{1, 2, 1, 1}));
+}
+
+TEST_F(CommandsTest, GatherAlongAnAxis) {
+  static std::vector<float> in = {10, 11, 12, 20, 21, 22};  // src [2, 3]
+  static std::vector<int32_t> idx = {2, 0, 1, 1};            // index [2, 2]
+  static std::vector<float> out(4);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    load(c, 0, DType::F32, a[0].u, 6);
+    load(c, 1, DType::I32, a[0].u + 24, 4);
+    seGather(c, 2, DType::F32, shape2(2, 2), 1, tile(0, DType::F32, shape2(2, 3)),
+             shape2(2, 3), tile(1, DType::I32, shape2(2, 2)));
+    cbPop(c, 0, 24);
+    cbPop(c, 1, 16);
+    store(c, 2, DType::F32, a[1].u, 4);
+  };
+  std::vector<uint8_t> both(40);
+  std::memcpy(both.data(), in.data(), 24);
+  std::memcpy(both.data() + 24, idx.data(), 16);
+  run1(kernel, both.data(), 40, out.data(), 16, {64, 64, 64});
+  EXPECT_EQ(out, (std::vector<float>{12, 10, 21, 21}));
+}
+
+TEST_F(CommandsTest, GatherIndexOutOfRangeFaults) {
+  static std::vector<int32_t> in = {0, 1, 2, 5};
+  static std::vector<int32_t> out(4);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    load(c, 0, DType::I32, a[0].u, 4);
+    seGather(c, 1, DType::I32, shape1(4), 0, tile(0, DType::I32, shape1(4)), shape1(4),
+             tile(0, DType::I32, shape1(4)));
+  };
+  try {
+    run1(kernel, in.data(), 16, out.data(), 16, {64, 64});
+    FAIL() << "expected a fault";
+  } catch (const sim::FaultError &e) {
+    EXPECT_EQ(e.fault().kind, "invalid command");
+    EXPECT_EQ(e.fault().unit, "se");
+    EXPECT_NE(e.fault().message.find("index 5"), std::string::npos) << e.what();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+/// Every program adds 1 to counter a[0] atomically and records the old value
+/// at a[1][pid].
+void atomicAddKernel(Ctx *c, const Arg *a) {
+  const Shape one = shape1(1);
+  seIota(c, 0, DType::I64, 1, a[0].i);
+  atomicRmw(c, 1, RmwOp::Add, DType::I32, one, 0, immInt(DType::I32, 1));
+  cbPop(c, 0, 8);
+  store(c, 1, DType::I32, a[1].u + uint64_t(programId(c, 0)) * 4, 1);
+}
+
+TEST_F(CommandsTest, AtomicAddAcrossPesSeesEveryUpdate) {
+  const int64_t programs = 64;
+  std::vector<int32_t> counter(1, 0), olds(programs, -1);
+  KernelInfo info = kernelInfo("k", 2, {64, 64});
+  sim.launch(atomicAddKernel, info, {programs, 1, 1},
+             {ptrArg(counter.data()), ptrArg(olds.data())}, {regionOf(counter), regionOf(olds)});
+  EXPECT_EQ(counter[0], programs);
+  std::sort(olds.begin(), olds.end());
+  for (int64_t i = 0; i < programs; ++i)
+    EXPECT_EQ(olds[size_t(i)], i);
+}
+
+/// A spin lock around a non-atomic read-modify-write of a[1]: CAS 0 -> 1 on
+/// a[0] until it succeeds, load, add 1, store, release with an exchange.
+void lockedIncrementKernel(Ctx *c, const Arg *a) {
+  const Shape one = shape1(1);
+  seIota(c, 0, DType::I64, 1, a[0].i);
+  for (;;) {
+    atomicCas(c, 1, DType::I32, one, 0, immInt(DType::I32, 0), immInt(DType::I32, 1));
+    const int64_t old = readInt(c, 1, DType::I32);
+    cbPop(c, 1, 4);
+    if (old == 0)
+      break;
+  }
+  load(c, 2, DType::I32, a[1].u, 1);
+  se(c, SeOp::Add, 3, DType::I32, one, tile(2, DType::I32, one), immInt(DType::I32, 1));
+  cbPop(c, 2, 4);
+  store(c, 3, DType::I32, a[1].u, 1);
+  atomicRmw(c, -1, RmwOp::Xchg, DType::I32, one, 0, immInt(DType::I32, 0));
+  cbPop(c, 0, 8);
+}
+
+TEST_F(CommandsTest, SpinLockSerializesReadModifyWrites) {
+  const int64_t programs = 32;
+  std::vector<int32_t> lock(1, 0), value(1, 0);
+  KernelInfo info = kernelInfo("k", 2, {64, 64, 64, 64});
+  sim::LaunchSummary r = sim.launch(lockedIncrementKernel, info, {programs, 1, 1},
+                                    {ptrArg(lock.data()), ptrArg(value.data())},
+                                    {regionOf(lock), regionOf(value)});
+  EXPECT_EQ(value[0], programs);
+  EXPECT_EQ(lock[0], 0);
+  // Contention: some CAS attempts failed and were retried.
+  EXPECT_GT(r.stats.find("units.dma_out.commands")->value, uint64_t(3 * programs));
+}
+
+TEST_F(CommandsTest, AtomicOutsideEveryAllocationFaults) {
+  std::vector<int32_t> counter(1, 0), olds(1);
+  KernelInfo info = kernelInfo("k", 2, {64, 64});
+  try {
+    sim.launch(atomicAddKernel, info, {1, 1, 1}, {intArg(64), ptrArg(olds.data())},
+               {regionOf(counter), regionOf(olds)});
+    FAIL() << "expected a fault";
+  } catch (const sim::FaultError &e) {
+    EXPECT_EQ(e.fault().kind, "out-of-bounds DMA");
+    EXPECT_EQ(e.fault().unit, "dma_out");
+    EXPECT_NE(e.fault().command.find("atomicRmw"), std::string::npos);
+  }
+}
+
+TEST_F(CommandsTest, AtomicFloatAddAndCasCompareBits) {
+  std::vector<float> x = {1.5f, 2.0f};
+  std::vector<float> olds(2);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape two = shape1(2);
+    seIota(c, 0, DType::I64, 2, 0);
+    se(c, SeOp::Mul, 1, DType::I64, two, tile(0, DType::I64, two), immInt(DType::I64, 4));
+    se(c, SeOp::Add, 2, DType::I64, two, tile(1, DType::I64, two), immInt(DType::I64, a[0].i));
+    cbPop(c, 0, 16);
+    cbPop(c, 1, 16);
+    atomicRmw(c, -1, RmwOp::FAdd, DType::F32, two, 2, immFloat(DType::F32, 0.25));
+    // x is now {1.75, 2.25}: only the second matches cmp 2.25.
+    atomicCas(c, 3, DType::F32, two, 2, immFloat(DType::F32, 2.25), immFloat(DType::F32, -1));
+    cbPop(c, 2, 16);
+    store(c, 3, DType::F32, a[1].u, 2);
+  };
+  KernelInfo info = kernelInfo("k", 2, {64, 64, 64, 64});
+  sim.launch(kernel, info, {1, 1, 1}, {ptrArg(x.data()), ptrArg(olds.data())},
+             {regionOf(x), regionOf(olds)});
+  EXPECT_EQ(x, (std::vector<float>{1.75f, -1.0f}));
+  EXPECT_EQ(olds, (std::vector<float>{1.75f, 2.25f}));
+}
+
+//===----------------------------------------------------------------------===//
+// print, assert, barrier
+//===----------------------------------------------------------------------===//
+
+TEST_F(CommandsTest, PrintTileFormatsOneLinePerElement) {
+  std::string printed;
+  sim.setPrintSink([&](const std::string &s) { printed += s; });
+  auto kernel = [](Ctx *c, const Arg *) {
+    seIota(c, 0, DType::I32, 12, -2);
+    printTile(c, " x: ", 0, DType::I32, shape2(1, 12));
+    se(c, SeOp::Copy, 1, DType::F16, shape1(2), tile(0, DType::I32, shape1(2)));
+    printTile(c, " h: ", 1, DType::F16, shape1(2));
+    printTile(c, " u: ", 0, DType::I32, shape1(1), false, false);
+    printTile(c, " b: ", 0, DType::I32, shape1(1), true);
+  };
+  KernelInfo info = kernelInfo("k", 0, {64, 64});
+  sim.launch(kernel, info, {1, 1, 1}, {}, {});
+  EXPECT_NE(printed.find("pid (0, 0, 0) idx (0,  0) x: -2\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("pid (0, 0, 0) idx (0, 11) x: 9\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("pid (0, 0, 0) idx (1) h: -1.000000\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("pid (0, 0, 0) idx (0) u: 4294967294\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("pid (0, 0, 0) idx (0) b: 0xfffffffe\n"), std::string::npos) << printed;
+}
+
+TEST_F(CommandsTest, AssertTileFaultCarriesMessageFileAndLine) {
+  auto kernel = [](Ctx *c, const Arg *) {
+    const Shape s = shape1(4);
+    seIota(c, 0, DType::I32, 4, 0);
+    se(c, SeOp::CmpLt, 1, DType::I1, s, tile(0, DType::I32, s), immInt(DType::I32, 2));
+    assertTile(c, 1, s, "x < 2", "kernel.py", 7);
+  };
+  KernelInfo info = kernelInfo("k", 0, {64, 64});
+  try {
+    sim.launch(kernel, info, {1, 1, 1}, {}, {});
+    FAIL() << "expected an assert";
+  } catch (const sim::FaultError &e) {
+    EXPECT_EQ(e.fault().kind, "assert");
+    EXPECT_EQ(e.fault().message, "x < 2");
+    EXPECT_EQ(e.fault().file, "kernel.py");
+    EXPECT_EQ(e.fault().line, 7);
+    EXPECT_NE(e.fault().command.find("idx (2)"), std::string::npos) << e.fault().command;
+  }
+}
+
+TEST_F(CommandsTest, BarrierWaitsForEveryIssuedCommand) {
+  static std::vector<float> in(4096);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    load(c, 0, DType::F32, a[0].u, 4096);
+    barrier(c);
+    scalarCycles(c, 1);
+    cbPop(c, 0, 4096 * 4);
+  };
+  KernelInfo info = kernelInfo("k", 1, {4096 * 4});
+  sim::LaunchSummary r =
+      sim.launch(kernel, info, {1, 1, 1}, {ptrArg(in.data())}, {regionOf(in)});
+  // The core waited for the whole DMA (latency + 16 KiB over the fabric).
+  EXPECT_GE(r.stats.find("units.riscv.blocked_barrier_cycles")->value, 256u);
+}
+
+} // namespace
