@@ -447,3 +447,77 @@ TEST_F(CommandsTest, BarrierWaitsForEveryIssuedCommand) {
 }
 
 } // namespace
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Second core and vector unit
+//===----------------------------------------------------------------------===//
+
+/// A command-issue-bound small GEMM: 64 steps of a [16 x 32] x [32 x 16]
+/// DPE tile (8 cycles) and its F16 epilogue on the SE (8 cycles), with two
+/// pops: 4 commands, 32 issue cycles per step on one core. With `Dual`,
+/// core 1 issues the DPE and its pop, core 0 the epilogue and its pop.
+template <bool Dual> void issueBoundKernel(Ctx *c, const Arg *a) {
+  const Shape out = shape2(16, 16);
+  load(c, 0, DType::F16, a[0].u, 16 * 32);
+  load(c, 1, DType::F16, a[0].u, 32 * 16);
+  for (int i = 0; i < 64; ++i) {
+    onCore(c, Dual ? 1 : 0);
+    dpe(c, 2, DType::F32, 16, 16, 32, tile(0, DType::F16, shape2(16, 32)),
+        tile(1, DType::F16, shape2(32, 16)), immFloat(DType::F32, 0));
+    onCore(c, 0);
+    se(c, SeOp::Copy, 3, DType::F16, out, tile(2, DType::F32, out));
+    onCore(c, Dual ? 1 : 0);
+    cbPop(c, 2, 16 * 16 * 4);
+    onCore(c, 0);
+    cbPop(c, 3, 16 * 16 * 2);
+  }
+  cbPop(c, 0, 16 * 32 * 2);
+  cbPop(c, 1, 32 * 16 * 2);
+}
+
+TEST(DualIssue, SecondCoreSpeedsUpAnIssueBoundKernel) {
+  static std::vector<uint16_t> in(32 * 32);
+  sim::Config cfg = rowOfPes(1);
+  cfg.keep_sram_warm = 1;
+  auto cycles = [&](KernelEntry k) {
+    rt::Simulator sim(cfg);
+    KernelInfo info = kernelInfo("k", 1, {2048, 2048, 16384, 8192});
+    sim.launch(k, info, {1, 1, 1}, {ptrArg(in.data())}, {regionOf(in)}); // warm SRAM
+    return sim.launch(k, info, {1, 1, 1}, {ptrArg(in.data())}, {regionOf(in)});
+  };
+  sim::LaunchSummary one = cycles(issueBoundKernel<false>), two = cycles(issueBoundKernel<true>);
+  EXPECT_EQ(two.stats.find("units.riscv.core1_commands")->value, 64u);
+  EXPECT_EQ(one.stats.find("units.riscv.core1_commands")->value, 0u);
+  // 32 issue cycles per step on one core, 16 on each of two (after the
+  // launch overhead both pay).
+  const double launch = double(cfg.launch_overhead_cycles);
+  EXPECT_GT((double(one.cycles) - launch) / (double(two.cycles) - launch), 1.8)
+      << one.cycles << " vs " << two.cycles;
+}
+
+TEST(VectorCore, ComputesLikeTheSeAtItsOwnRate) {
+  static std::vector<float> in(1024), out(1024);
+  for (int i = 0; i < 1024; ++i)
+    in[size_t(i)] = float(i);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(1024);
+    load(c, 0, DType::F32, a[0].u, 1024);
+    vec(c, SeOp::Fma, 1, DType::F32, s, tile(0, DType::F32, s), immFloat(DType::F32, 2),
+        immFloat(DType::F32, 1));
+    cbPop(c, 0, 4096);
+    store(c, 1, DType::F32, a[1].u, 1024);
+  };
+  rt::Simulator sim(rowOfPes(1));
+  KernelInfo info = kernelInfo("k", 2, {4096, 4096});
+  sim::LaunchSummary r = sim.launch(kernel, info, {1, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+                                    {regionOf(in), regionOf(out)});
+  for (int i = 0; i < 1024; ++i)
+    ASSERT_EQ(out[size_t(i)], 2.0f * float(i) + 1.0f);
+  // 1024 fp32 elements at 16 per cycle.
+  EXPECT_EQ(r.stats.find("units.vec.busy_cycles")->value, 64u);
+  EXPECT_EQ(r.stats.find("units.se.commands")->value, 0u);
+}
+
+} // namespace

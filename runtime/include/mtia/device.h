@@ -196,8 +196,14 @@ struct DeviceOps {
   /// As atomicRmw, compare-and-swap: stores `value` where memory == `cmp`.
   void (*atomicCas)(Ctx *, int32_t dstCb, DType, const Shape *, int32_t addrCb,
                     const Operand *cmp, const Operand *value);
-  /// Device print of the front tile of `cb` once it is published, one line
-  /// per element: `pid (x, y, z) idx (i, j) <prefix><value>`.
+  /// Device print of the front tile of `cb` once it is published (the core
+  /// waits for it), one line per element:
+  ///   `pid (x, y, z) idx (i, j) <prefix><value>`
+  /// Each index is right-aligned to the width of the dimension's largest
+  /// index; rank 0 prints `idx ()`. Values: floats `%f`; integers signed
+  /// decimal, or unsigned when !isSigned; with `hex`, `0x` and the element's
+  /// bits in 2 * size hex digits. The runtime hands each print to a sink
+  /// (Python: sys.stdout).
   void (*printTile)(Ctx *, const char *prefix, int32_t cb, DType,
                     const Shape *, bool hex, bool isSigned);
   /// Device assert: a fault of kind "assert" carrying `message`, `file` and
@@ -206,6 +212,20 @@ struct DeviceOps {
                      const char *file, int32_t line);
   /// debug_barrier: the core waits until every command it issued has completed.
   void (*barrier)(Ctx *);
+
+  // Appended in ABI 2 (a kernel that does not call them is unaffected) -----
+
+  /// Selects the RISC-V core that issues the commands that follow: 0 the
+  /// scalar core (the default at the start of every program), 1 the vector
+  /// core. Each core has its own clock and pays its own issue cost, so
+  /// splitting the issue between them (e.g. DMA on 0, DPE/SE on 1) runs
+  /// command-issue-bound kernels faster. CB order is program order either way.
+  void (*onCore)(Ctx *, int32_t core);
+  /// RISC-V vector core (RVV, VLEN 512): the elementwise command of `se`
+  /// (same opcodes, operands and semantics) on the vector unit, at 64/32/16
+  /// elements per cycle for 8/16/32-bit elements.
+  void (*vec)(Ctx *, SeOp, int32_t dstCb, DType, const Shape *, const Operand *operands,
+              int32_t numOperands);
 };
 
 /// What a kernel sees of the PE it runs on.
@@ -405,6 +425,20 @@ inline void assertTile(Ctx *c, int32_t cb, const Shape &s, const char *message,
   c->ops->assertTile(c, cb, &s, message, file, line);
 }
 inline void barrier(Ctx *c) { c->ops->barrier(c); }
+inline void onCore(Ctx *c, int32_t core) { c->ops->onCore(c, core); }
+inline void vec(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s, const Operand &a) {
+  c->ops->vec(c, op, dst, t, &s, &a, 1);
+}
+inline void vec(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s, const Operand &a,
+                const Operand &b) {
+  Operand v[2] = {a, b};
+  c->ops->vec(c, op, dst, t, &s, v, 2);
+}
+inline void vec(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s, const Operand &a,
+                const Operand &b, const Operand &d) {
+  Operand v[3] = {a, b, d};
+  c->ops->vec(c, op, dst, t, &s, v, 3);
+}
 
 } // namespace mtia
 

@@ -30,6 +30,8 @@ Chip::Chip(const Config &cfg) : cfg_(cfg) {
   core.add("blocked_read_cycles", coreBlockedRead_);
   core.add("blocked_barrier_cycles", coreBlockedBarrier_);
   core.add("commands", coreCommands_);
+  core.add("core1_busy_cycles", coreCore1Busy_);
+  core.add("core1_commands", coreCore1Commands_);
   for (int u = 0; u < kNumUnits; ++u) {
     StatGroup &g = units.group(unitName(UnitKind(u)));
     g.add("busy_cycles", unitBusy_[u]);
@@ -157,6 +159,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
   eventsFired_ = events_.eventsFired();
   coreBusy_ = coreIssue_ = coreScalar_ = coreRead_ = 0;
   coreBlockedQueue_ = coreBlockedRead_ = coreBlockedBarrier_ = coreCommands_ = 0;
+  coreCore1Busy_ = coreCore1Commands_ = 0;
   for (int u = 0; u < kNumUnits; ++u)
     unitBusy_[u] = unitCommands_[u] = unitParked_[u] = 0;
   for (const auto &pe : pes_) {
@@ -169,6 +172,8 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
     coreBlockedRead_ += c.blockedReadCycles;
     coreBlockedBarrier_ += c.blockedBarrierCycles;
     coreCommands_ += c.commandsIssued;
+    coreCore1Busy_ += c.core1BusyCycles;
+    coreCore1Commands_ += c.core1Commands;
     for (int u = 0; u < kNumUnits; ++u) {
       const Unit &unit = pe->unit(UnitKind(u));
       unitBusy_[u] += unit.busyCycles;

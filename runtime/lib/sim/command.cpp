@@ -13,6 +13,7 @@ const char *unitName(UnitKind u) {
   case UnitKind::Se: return "se";
   case UnitKind::Dpe: return "dpe";
   case UnitKind::Mlu: return "mlu";
+  case UnitKind::Vec: return "vec";
   }
   return "?";
 }
@@ -33,6 +34,7 @@ UnitKind unitOf(CmdKind k) {
   case CmdKind::SeGather: return UnitKind::Se;
   case CmdKind::Dpe: return UnitKind::Dpe;
   case CmdKind::MluCopy: return UnitKind::Mlu;
+  case CmdKind::Vec: return UnitKind::Vec;
   }
   return UnitKind::Se;
 }
@@ -46,6 +48,8 @@ std::string formatLabel(const CommandLabel &l) {
   case CmdKind::ScatterOut: return "scatterOut" + cb + std::to_string(l.amount) + "B";
   case CmdKind::Se:
     return std::string("se.") + seOpName(SeOp(l.op)) + cb + std::to_string(l.amount) + "el";
+  case CmdKind::Vec:
+    return std::string("vec.") + seOpName(SeOp(l.op)) + cb + std::to_string(l.amount) + "el";
   case CmdKind::SeReduce:
     return std::string("seReduce.") + reduceOpName(ReduceOp(l.op)) + cb +
            std::to_string(l.amount) + "el";
@@ -73,7 +77,8 @@ CommandLabel Command::label() const {
   case CmdKind::GatherIn: l.amount = write.len; break;
   case CmdKind::DmaOut:
   case CmdKind::ScatterOut: l.amount = reads[0].len; break;
-  case CmdKind::Se: l.amount = shape.numElements(); break;
+  case CmdKind::Se:
+  case CmdKind::Vec: l.amount = shape.numElements(); break;
   case CmdKind::SeReduce: l.amount = shape.numElements(); break;
   case CmdKind::SeIota: l.amount = write.len / dtypeSize(dtype); break;
   case CmdKind::Dpe: l.amount = gemm[0] * gemm[1] * gemm[2]; break;

@@ -81,6 +81,8 @@ void Config::validate() const {
   require(dpe_fill_cycles >= 0, "dpe_fill_cycles", "must be >= 0");
   require(mlu_bytes_per_cycle >= 1, "mlu_bytes_per_cycle", "must be >= 1");
   require(mlu_fill_cycles >= 0, "mlu_fill_cycles", "must be >= 0");
+  require(vec_bytes_per_cycle >= 1, "vec_bytes_per_cycle", "must be >= 1");
+  require(vec_fill_cycles >= 0, "vec_fill_cycles", "must be >= 0");
   require(fi_bytes_per_cycle >= 1, "fi_bytes_per_cycle", "must be >= 1");
   require(lpddr_gbps > 0, "lpddr_gbps", "must be positive");
   require(lpddr_latency_cycles >= 0, "lpddr_latency_cycles", "must be >= 0");

@@ -109,6 +109,10 @@ const DeviceOps kDeviceOps = {
       guarded(c, [&](Core &k) { k.assertTile(cb, s, message, file, line); });
     },
     [](Ctx *c) { guarded(c, [&](Core &k) { k.barrier(); }); },
+    [](Ctx *c, int32_t core) { guarded(c, [&](Core &k) { k.onCore(core); }); },
+    [](Ctx *c, SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops, int32_t n) {
+      guarded(c, [&](Core &k) { k.vec(op, dst, t, s, ops, n); });
+    },
 };
 
 Shape shape2(int64_t a, int64_t b) {
@@ -181,7 +185,9 @@ void Core::begin(const KernelRun &run, int64_t first, int64_t last, Cycle start)
   run_ = run;
   first_ = first;
   last_ = last;
-  time_ = start;
+  time_ = otherTime_ = start;
+  activeCore_ = 0;
+  core1BusyCycles = core1Commands = 0;
   nextSeq_ = 0;
   finished_ = !active();
   resumeScheduled_ = false;
@@ -236,13 +242,15 @@ void Core::runPrograms() {
     ctx_.programId[0] = int32_t(pid % gx);
     ctx_.programId[1] = int32_t(pid / gx % gy);
     ctx_.programId[2] = int32_t(pid / (gx * gy));
+    if (activeCore_ != 0)
+      onCore(0); // every program starts on the scalar core
     Cycle start = time_;
     run_.entry(&ctx_, run_.args);
     ++programsRun;
     chip.trace().program(pe_.id(), start, time_, pid);
   }
   finished_ = true;
-  chip.noteActivity(time_);
+  chip.noteActivity(finishTime());
   // A finished fiber is never resumed; the next launch makes a fresh one.
   swapcontext(&context_, chip.mainContext());
   std::abort();
@@ -250,7 +258,9 @@ void Core::runPrograms() {
 
 void Core::onEvent(uint32_t) {
   resumeScheduled_ = false;
-  time_ = std::max(time_, pe_.chip().events().now());
+  const Cycle now = pe_.chip().events().now();
+  time_ = std::max(time_, now);
+  otherTime_ = std::max(otherTime_, now);
   swapcontext(pe_.chip().mainContext(), &context_);
 }
 
@@ -311,6 +321,8 @@ void Core::registerStats(StatGroup &g) {
   g.add("blocked_barrier_cycles", blockedBarrierCycles);
   g.add("commands", commandsIssued);
   g.add("programs", programsRun);
+  g.add("core1_busy_cycles", core1BusyCycles);
+  g.add("core1_commands", core1Commands);
 }
 
 //===----------------------------------------------------------------------===//
@@ -326,6 +338,8 @@ void Core::charge(int64_t cycles, uint64_t &counter) {
   time_ += Cycle(cycles);
   counter += uint64_t(cycles);
   busyCycles += uint64_t(cycles);
+  if (activeCore_ == 1)
+    core1BusyCycles += uint64_t(cycles);
 }
 
 void Core::checkCb(int32_t cb) const {
@@ -390,6 +404,7 @@ void Core::submit(Command &c) {
   c.forEachReadCb([&](const CbRange &r) { pe_.cb(r.cb).addReader(c.seq); });
   u.push(c);
   ++commandsIssued;
+  core1Commands += activeCore_ == 1;
 }
 
 void Core::dmaIn(int32_t cb, DType t, uint64_t addr, const Box *box, const Operand *pad) {
@@ -491,15 +506,36 @@ CbRange Core::operandRange(const Operand &o, const Shape &shape) {
 
 void Core::se(SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops, int32_t n) {
   issuing_ = "se";
+  elementwise(CmdKind::Se, op, dst, t, s, ops, n);
+}
+
+void Core::vec(SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops, int32_t n) {
+  issuing_ = "vec";
+  elementwise(CmdKind::Vec, op, dst, t, s, ops, n);
+}
+
+void Core::onCore(int32_t core) {
+  issuing_ = "onCore";
+  if (core != 0 && core != 1)
+    fail(fault_kind::kInvalidCommand, -1,
+         "onCore(" + std::to_string(core) + "): a PE has RISC-V cores 0 and 1");
+  if (core == activeCore_)
+    return;
+  std::swap(time_, otherTime_);
+  activeCore_ = core;
+}
+
+void Core::elementwise(CmdKind kind, SeOp op, int32_t dst, DType t, const Shape *s,
+                       const Operand *ops, int32_t n) {
   checkCb(dst);
   checkShape(*s);
   if (n < 1 || n > 3)
-    fail(fault_kind::kInvalidCommand, dst, "se takes 1 to 3 operands");
+    fail(fault_kind::kInvalidCommand, dst, std::string(issuing_) + " takes 1 to 3 operands");
   std::string why = checkElementwise(op, t, ops, n);
   if (!why.empty())
     fail(fault_kind::kInvalidCommand, dst, why);
   Command c;
-  c.kind = CmdKind::Se;
+  c.kind = kind;
   c.dtype = t;
   c.op = uint16_t(op);
   c.shape = *s;

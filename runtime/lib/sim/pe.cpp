@@ -120,7 +120,8 @@ Pe::Pe(Chip &chip, int32_t id, StatGroup &stats)
              {*this, UnitKind::DmaOut},
              {*this, UnitKind::Se},
              {*this, UnitKind::Dpe},
-             {*this, UnitKind::Mlu}},
+             {*this, UnitKind::Mlu},
+             {*this, UnitKind::Vec}},
       core_(*this) {
   core_.registerStats(stats.group("riscv"));
   for (Unit &u : units_)
@@ -195,7 +196,8 @@ const uint8_t *Pe::denseOperand(const Command &c, int32_t i, DType t, int slot) 
 
 std::pair<Cycle, Cycle> Pe::execute(const Command &c) {
   switch (unitOf(c.kind)) {
-  case UnitKind::Se: return executeSe(c);
+  case UnitKind::Se:
+  case UnitKind::Vec: return executeSe(c);
   case UnitKind::Dpe: return executeDpe(c);
   case UnitKind::Mlu: return executeMlu(c);
   case UnitKind::DmaIn:
@@ -223,6 +225,7 @@ std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
     SeScratch &scratch = chip_.seScratch();
     switch (c.kind) {
     case CmdKind::Se:
+    case CmdKind::Vec:
       runElementwise(SeOp(c.op), c.dtype, c.shape, in, c.numOperands, tile, scratch);
       break;
     case CmdKind::SeReduce:
@@ -252,11 +255,14 @@ std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
   }
   if (c.kind == CmdKind::SeIota)
     count = c.write.len / dtypeSize(c.dtype);
-  // 32 lanes of 32-bit elements: twice as many 16-bit ones, half as many
-  // 64-bit ones.
-  const uint64_t lanes = std::max<uint64_t>(1, uint64_t(cfg.se_lanes) * 4 / uint64_t(widest));
+  // SE: 32 lanes of 32-bit elements, twice as many 16-bit ones, half as
+  // many 64-bit ones. Vector core: VLEN bytes per cycle.
+  const bool isVec = c.kind == CmdKind::Vec;
+  const uint64_t laneBytes = isVec ? uint64_t(cfg.vec_bytes_per_cycle) : uint64_t(cfg.se_lanes) * 4;
+  const uint64_t lanes = std::max<uint64_t>(1, laneBytes / uint64_t(widest));
   const Cycle occupancy = std::max<Cycle>(1, ceilDiv(uint64_t(count), lanes));
-  return {now + occupancy, now + Cycle(cfg.se_fill_cycles) + occupancy};
+  const Cycle fill = Cycle(isVec ? cfg.vec_fill_cycles : cfg.se_fill_cycles);
+  return {now + occupancy, now + fill + occupancy};
 }
 
 std::pair<Cycle, Cycle> Pe::executeDpe(const Command &c) {

@@ -51,7 +51,8 @@ struct LaunchSpec {
 
 /// Busy cycles per unit kind, summed over PEs, in this order: the core,
 /// then the units in UnitKind order.
-constexpr const char *kUnitReportNames[] = {"riscv", "dma_in", "dma_out", "se", "dpe", "mlu"};
+constexpr const char *kUnitReportNames[] = {"riscv", "dma_in", "dma_out", "se", "dpe", "mlu",
+                                             "vec"};
 constexpr int kNumReportUnits = int(sizeof(kUnitReportNames) / sizeof(kUnitReportNames[0]));
 static_assert(kNumReportUnits == 1 + kNumUnits, "one report name per unit and the core");
 
@@ -125,7 +126,7 @@ private:
            unitParked_[kNumUnits] = {};
   uint64_t coreBusy_ = 0, coreIssue_ = 0, coreScalar_ = 0, coreRead_ = 0,
            coreBlockedQueue_ = 0, coreBlockedRead_ = 0, coreBlockedBarrier_ = 0,
-           coreCommands_ = 0;
+           coreCommands_ = 0, coreCore1Busy_ = 0, coreCore1Commands_ = 0;
 };
 
 } // namespace mtia::sim

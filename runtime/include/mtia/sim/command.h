@@ -21,14 +21,14 @@ namespace mtia::sim {
 /// The units of a PE that execute commands, in stats/trace order. Atomics
 /// run on dma_out, so they are ordered after the stores issued before them
 /// (the release of a spin lock follows the data it protects).
-enum class UnitKind : uint8_t { DmaIn, DmaOut, Se, Dpe, Mlu };
-constexpr int kNumUnits = 5;
-/// "dma_in", "dma_out", "se", "dpe", "mlu".
+enum class UnitKind : uint8_t { DmaIn, DmaOut, Se, Dpe, Mlu, Vec };
+constexpr int kNumUnits = 6;
+/// "dma_in", "dma_out", "se", "dpe", "mlu", "vec".
 const char *unitName(UnitKind u);
 
 enum class CmdKind : uint8_t {
   DmaIn, DmaOut, GatherIn, ScatterOut, Se, SeReduce, SeIota,
-  Dpe, MluCopy, SeScan, SeHistogram, SeGather, AtomicRmw, AtomicCas,
+  Dpe, MluCopy, SeScan, SeHistogram, SeGather, AtomicRmw, AtomicCas, Vec,
 };
 UnitKind unitOf(CmdKind k);
 

@@ -112,7 +112,7 @@ public:
   bool active() const { return first_ < last_; }
   bool finished() const { return finished_; }
   /// The core clock when its last program returned.
-  Cycle finishTime() const { return time_; }
+  Cycle finishTime() const { return std::max(time_, otherTime_); }
 
   /// Resumes the fiber (the only event the core receives).
   void onEvent(uint32_t tag) override;
@@ -152,6 +152,8 @@ public:
   void assertTile(int32_t cb, const Shape *s, const char *message, const char *file,
                   int32_t line);
   void barrier();
+  void onCore(int32_t core);
+  void vec(SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops, int32_t n);
   /// Element `index` of the front of `cb`, as read into a register.
   template <class T> T readScalar(int32_t cb, DType t, int64_t index);
   void scalarCycles(int64_t n);
@@ -168,7 +170,9 @@ public:
   uint64_t blockedBarrierCycles = 0;
   uint64_t commandsIssued = 0;
   uint64_t programsRun = 0;
-  uint64_t busyCycles = 0; ///< issue + scalar + read cycles
+  uint64_t busyCycles = 0; ///< issue + scalar + read cycles, both cores
+  uint64_t core1BusyCycles = 0; ///< the part charged to core 1
+  uint64_t core1Commands = 0;
 
 private:
   static void fiberMain(unsigned lo, unsigned hi);
@@ -191,6 +195,9 @@ private:
   CbRange operandRange(const Operand &o, const Shape &shape);
   /// Queues `c` on its unit (waiting for a slot) and registers its reads.
   void submit(Command &c);
+  /// se and vec: one elementwise command on unit kind `kind`.
+  void elementwise(CmdKind kind, SeOp op, int32_t dst, DType t, const Shape *s,
+                   const Operand *ops, int32_t n);
   /// Suspends until [pos, pos+len) of `cb` is published; charges the wait.
   void waitPublished(int32_t cb, int64_t pos, int64_t len);
   /// The front `len` bytes of `cb` once published (copied if they wrap).
@@ -210,7 +217,13 @@ private:
   KernelRun run_;
   Ctx ctx_{};
   int64_t first_ = 0, last_ = 0;
+  /// Two RISC-V cores issue for the kernel (device.h onCore): `time_` is
+  /// the clock of the one issuing now, `otherTime_` the other's. The kernel's
+  /// native code is one instruction stream, so when the fiber resumes both
+  /// clocks move up to the resume cycle.
   Cycle time_ = 0;
+  Cycle otherTime_ = 0;
+  int32_t activeCore_ = 0;
   uint64_t nextSeq_ = 0;
   bool finished_ = false;
   bool resumeScheduled_ = false;
