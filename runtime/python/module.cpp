@@ -93,7 +93,16 @@ py::dict launch(rt::Simulator &sim, const std::string &soPath, const std::string
   r.reserve(regions.size());
   for (py::handle item : regions) {
     auto t = item.cast<py::tuple>();
-    r.push_back(sim::Region{t[0].cast<uint64_t>(), t[1].cast<uint64_t>()});
+    if (t.size() != 2 && t.size() != 3)
+      throw py::value_error("each region is (address, nbytes) or (address, nbytes, 'sram')");
+    sim::Region reg{t[0].cast<uint64_t>(), t[1].cast<uint64_t>()};
+    if (t.size() == 3) {
+      const std::string where = t[2].cast<std::string>();
+      if (where != "sram" && where != "lpddr")
+        throw py::value_error("a region is placed in 'sram' or 'lpddr', got '" + where + "'");
+      reg.sram = where == "sram";
+    }
+    r.push_back(reg);
   }
   const std::string trace = tracePath.is_none() ? "" : tracePath.cast<std::string>();
 
@@ -181,7 +190,7 @@ PYBIND11_MODULE(_mtia_sim, m) {
            py::arg("args"), py::arg("regions"), py::arg("trace_path") = py::none(),
            "Runs kernel `kernel_name` of `so_path` over `grid`. args: [(kind, value)] with "
            "kind 'p' (address), 'i' (int) or 'f' (float); regions: [(address, nbytes)] of "
-           "every tensor. Returns cycles, seconds, units, pes_used, programs, stats, "
+           "every tensor, optionally (address, nbytes, 'sram') to place it in SRAM scratch. Returns cycles, seconds, units, pes_used, programs, stats, "
            "trace_path; raises KernelFault.");
 
   m.def(

@@ -165,3 +165,72 @@ TEST(Timing, TwentyFiveThousandCommandsSimulateQuickly) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Memory, SramScratchAllocationsNeverTouchLpddr) {
+  const int64_t n = 1 << 16, block = 1024;
+  std::vector<float> x(n, 1), y(n, 2), out(n);
+  KernelInfo info = kernelInfo("vector_add", 5, {8192, 8192, 8192});
+  auto launch = [&](bool sram) {
+    rt::Simulator sim(sim::mtia2iPreset());
+    auto place = [&](const std::vector<float> &v) {
+      sim::Region r = regionOf(v);
+      r.sram = sram;
+      return r;
+    };
+    return sim.launch(vectorAddKernel, info, {n / block, 1, 1},
+                      {ptrArg(x.data()), ptrArg(y.data()), ptrArg(out.data()), intArg(n),
+                       intArg(block)},
+                      {place(x), place(y), place(out)});
+  };
+  sim::LaunchSummary lpddr = launch(false), sram = launch(true);
+  EXPECT_EQ(out[5], 3.0f);
+  EXPECT_EQ(sram.stats.find("memory.lpddr.bytes_read")->value, 0u);
+  EXPECT_EQ(sram.stats.find("memory.lpddr.bytes_written")->value, 0u);
+  EXPECT_EQ(sram.stats.find("memory.sram.bytes_read")->value, uint64_t(8 * n));
+  EXPECT_EQ(sram.stats.find("memory.sram.scratch_bytes")->value, 3u * 32 * 1024 * 1024);
+  EXPECT_LT(sram.cycles, lpddr.cycles);
+}
+
+TEST(Memory, SramPlacementsLargerThanTheSramFault) {
+  std::vector<float> x(16);
+  sim::Config cfg = sim::mtia2iPreset();
+  cfg.sram_bytes = 32ll * 1024 * 1024;
+  rt::Simulator sim(cfg);
+  KernelInfo info = kernelInfo("vector_add", 5, {64, 64, 64});
+  sim::Region a = regionOf(x), b{a.addr + (1 << 20), 16, true};
+  a.sram = true;
+  EXPECT_THROW(sim.launch(vectorAddKernel, info, {1, 1, 1},
+                          {ptrArg(x.data()), ptrArg(x.data()), ptrArg(x.data()), intArg(16),
+                           intArg(16)},
+                          {a, b}),
+               sim::FaultError);
+}
+
+/// Every program writes 256 bytes at a[0] + pid * a[1] (a stride in bytes).
+void stridedStoreKernel(Ctx *c, const Arg *a) {
+  seIota(c, 0, DType::I32, 64, 0);
+  dmaOut(c, 0, DType::I32, a[0].u + uint64_t(programId(c, 0)) * a[1].u, box1(64, 64));
+  cbPop(c, 0, 256);
+}
+
+TEST(Memory, ChannelHotSpotsAreSlowerThanInterleavedStreams) {
+  // 4096 stores of 256 B: spread over 16 channels (stride 256) or all on one
+  // (stride 16 x 256).
+  std::vector<uint8_t> buf(size_t(4096) * 16 * 256);
+  KernelInfo info = kernelInfo("strided_store", 2, {1024});
+  auto cycles = [&](int64_t stride) {
+    rt::Simulator sim(sim::mtia2iPreset());
+    return sim
+        .launch(stridedStoreKernel, info, {4096, 1, 1},
+                {ptrArg(buf.data() + (256 - reinterpret_cast<uintptr_t>(buf.data()) % 256) % 256),
+                 intArg(stride)},
+                {regionOf(buf)})
+        .cycles;
+  };
+  const uint64_t spread = cycles(256), hot = cycles(16 * 256);
+  EXPECT_GT(double(hot) / double(spread), 4.0) << hot << " vs " << spread;
+}
+
+} // namespace

@@ -85,6 +85,9 @@ void Config::validate() const {
   require(vec_fill_cycles >= 0, "vec_fill_cycles", "must be >= 0");
   require(fi_bytes_per_cycle >= 1, "fi_bytes_per_cycle", "must be >= 1");
   require(lpddr_gbps > 0, "lpddr_gbps", "must be positive");
+  require(lpddr_channels >= 1 && lpddr_channels <= 64, "lpddr_channels", "must be in [1, 64]");
+  require(lpddr_interleave_bytes >= 1, "lpddr_interleave_bytes", "must be >= 1");
+  require(sram_region_bytes >= 4096, "sram_region_bytes", "must be >= 4096");
   require(lpddr_latency_cycles >= 0, "lpddr_latency_cycles", "must be >= 0");
   require(sram_bytes >= 0, "sram_bytes", "must be >= 0 (0 disables the cache)");
   require(sram_gbps > 0, "sram_gbps", "must be positive");
@@ -111,6 +114,8 @@ Config smallPreset() {
   c.pe_cols = 2;
   c.lpddr_gbps = 25.6;
   c.sram_bytes = 16ll * 1024 * 1024;
+  c.sram_region_bytes = 2ll * 1024 * 1024;
+  c.lpddr_channels = 2;
   c.sram_gbps = 337.5;
   return c;
 }

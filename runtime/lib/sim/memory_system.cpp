@@ -5,12 +5,34 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mtia/sim/fault.h"
+
 namespace mtia::sim {
+
+bool AddressMap::inSram(uint64_t addr) const {
+  auto it = std::upper_bound(sram_.begin(), sram_.end(), addr,
+                             [](uint64_t a, const Region &r) { return a < r.addr; });
+  if (it == sram_.begin())
+    return false;
+  --it;
+  return addr < it->addr + it->bytes;
+}
+
+uint64_t AddressMap::sramBytes(uint64_t regionBytes) const {
+  uint64_t total = 0;
+  for (const Region &r : sram_)
+    total += (r.bytes + regionBytes - 1) / regionBytes * regionBytes;
+  return total;
+}
 
 void AddressMap::assign(std::vector<Region> regions) {
   std::sort(regions.begin(), regions.end(),
             [](const Region &a, const Region &b) { return a.addr < b.addr; });
   merged_.clear();
+  sram_.clear();
+  for (const Region &r : regions)
+    if (r.sram && r.bytes)
+      sram_.push_back(r);
   for (const Region &r : regions) {
     if (r.bytes == 0)
       continue;
@@ -38,11 +60,14 @@ double MemorySystem::Server::reserve(double t, double bytes) {
 }
 
 MemorySystem::MemorySystem(const Config &cfg, StatGroup &stats) : cfg_(cfg) {
-  lpddr_.bytesPerCycle = cfg.lpddrBytesPerCycle();
+  channels_ = int(cfg.lpddr_channels);
+  lpddr_.resize(size_t(channels_));
+  for (Server &ch : lpddr_)
+    ch.bytesPerCycle = cfg.lpddrBytesPerCycle() / double(channels_);
   sram_.bytesPerCycle = cfg.sramBytesPerCycle();
   while ((uint64_t(1) << pageShift_) < uint64_t(cfg.sram_page_bytes))
     ++pageShift_;
-  capacityPages_ = uint64_t(cfg.sram_bytes) >> pageShift_;
+  totalPages_ = capacityPages_ = uint64_t(cfg.sram_bytes) >> pageShift_;
   StatGroup &lpddr = stats.group("lpddr");
   lpddr.add("bytes_read", lpddrBytesRead_);
   lpddr.add("bytes_written", lpddrBytesWritten_);
@@ -52,11 +77,26 @@ MemorySystem::MemorySystem(const Config &cfg, StatGroup &stats) : cfg_(cfg) {
   sram.add("hits", sramHits_);
   sram.add("misses", sramMisses_);
   sram.add("evictions", sramEvictions_);
+  sram.add("scratch_bytes", sramScratchBytes_);
 }
 
 void MemorySystem::beginLaunch(std::vector<Region> regions) {
   allocations_.assign(std::move(regions));
-  lpddr_.freeAt = sram_.freeAt = 0;
+  sramScratchBytes_ = allocations_.sramBytes(uint64_t(cfg_.sram_region_bytes));
+  if (sramScratchBytes_ > uint64_t(cfg_.sram_bytes))
+    throw FaultError(Fault(fault_kind::kInvalidLaunch, -1, "", -1, "",
+                           "the allocations placed in SRAM need " +
+                               std::to_string(sramScratchBytes_) + " bytes in regions of " +
+                               std::to_string(cfg_.sram_region_bytes) + "; the SRAM has " +
+                               std::to_string(cfg_.sram_bytes)));
+  capacityPages_ = totalPages_ - (sramScratchBytes_ >> pageShift_);
+  for (Server &ch : lpddr_)
+    ch.freeAt = 0;
+  sram_.freeAt = 0;
+  while (pages_.size() > capacityPages_) { // scratch took cache space
+    pages_.erase(lru_.back());
+    lru_.pop_back();
+  }
   if (cfg_.keep_sram_warm) {
     for (auto &entry : pages_)
       entry.second.readyAt = 0;
@@ -87,11 +127,39 @@ void MemorySystem::install(uint64_t page, double readyAt) {
   pages_.emplace(page, Page{lru_.begin(), readyAt});
 }
 
+void MemorySystem::addLpddr(MemoryRequest &req, uint64_t addr, uint64_t len) {
+  const uint64_t chunk = uint64_t(cfg_.lpddr_interleave_bytes);
+  for (uint64_t a = addr, end = addr + len; a < end;) {
+    const uint64_t piece = std::min(end, (a / chunk + 1) * chunk) - a;
+    req.lpddrBytes[channelOf(a)] += double(piece);
+    a += piece;
+  }
+}
+
+double MemorySystem::fillFromLpddr(double t, uint64_t addr, uint64_t len) {
+  const uint64_t chunk = uint64_t(cfg_.lpddr_interleave_bytes);
+  double end = t;
+  for (uint64_t a = addr, stop = addr + len; a < stop;) {
+    const uint64_t piece = std::min(stop, (a / chunk + 1) * chunk) - a;
+    end = std::max(end, lpddr_[size_t(channelOf(a))].reserve(t, double(piece)));
+    a += piece;
+  }
+  return end;
+}
+
 void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
   if (len == 0)
     return;
-  if (capacityPages_ == 0)
-    return readUncached(req, len);
+  if (allocations_.inSram(addr)) {
+    req.sramReadBytes += double(len);
+    sramBytesRead_ += len;
+    return;
+  }
+  if (capacityPages_ == 0) {
+    addLpddr(req, addr, len);
+    lpddrBytesRead_ += len;
+    return;
+  }
   const uint64_t pageBytes = uint64_t(1) << pageShift_;
   for (uint64_t a = addr, end = addr + len; a < end;) {
     uint64_t page = a >> pageShift_;
@@ -103,7 +171,7 @@ void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
       req.pageReady = std::max(req.pageReady, p->readyAt);
     } else {
       ++sramMisses_;
-      double filled = lpddr_.reserve(double(req.start), double(pageBytes));
+      double filled = fillFromLpddr(double(req.start), page << pageShift_, pageBytes);
       lpddrBytesRead_ += pageBytes;
       sramBytesWritten_ += pageBytes;
       install(page, filled);
@@ -114,7 +182,13 @@ void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
 }
 
 void MemorySystem::write(MemoryRequest &req, uint64_t addr, uint64_t len) {
-  writeUncached(req, len);
+  if (allocations_.inSram(addr)) {
+    req.sramWriteBytes += double(len);
+    sramBytesWritten_ += len;
+    return;
+  }
+  addLpddr(req, addr, len);
+  lpddrBytesWritten_ += len;
   if (capacityPages_ == 0)
     return;
   for (uint64_t a = addr, end = addr + len; a < end;) {
@@ -128,13 +202,16 @@ void MemorySystem::write(MemoryRequest &req, uint64_t addr, uint64_t len) {
   }
 }
 
+// Accesses without an address spread evenly over the channels.
 void MemorySystem::readUncached(MemoryRequest &req, uint64_t len) {
-  req.lpddrReadBytes += double(len);
+  for (int c = 0; c < channels_; ++c)
+    req.lpddrBytes[c] += double(len) / channels_;
   lpddrBytesRead_ += len;
 }
 
 void MemorySystem::writeUncached(MemoryRequest &req, uint64_t len) {
-  req.lpddrWriteBytes += double(len);
+  for (int c = 0; c < channels_; ++c)
+    req.lpddrBytes[c] += double(len) / channels_;
   lpddrBytesWritten_ += len;
 }
 
@@ -152,9 +229,9 @@ MemoryTiming MemorySystem::finish(MemoryRequest &req) {
           req.pageReady, cfg_.sram_latency_cycles);
   if (req.fillEnd > 0)
     level(req.fillEnd, 0, cfg_.lpddr_latency_cycles);
-  if (req.lpddrReadBytes + req.lpddrWriteBytes > 0)
-    level(lpddr_.reserve(start, req.lpddrReadBytes + req.lpddrWriteBytes), 0,
-          cfg_.lpddr_latency_cycles);
+  for (int c = 0; c < channels_; ++c)
+    if (req.lpddrBytes[c] > 0)
+      level(lpddr_[size_t(c)].reserve(start, req.lpddrBytes[c]), 0, cfg_.lpddr_latency_cycles);
   return MemoryTiming{Cycle(std::ceil(serverEnd)), Cycle(std::ceil(done)), latency};
 }
 

@@ -55,9 +55,14 @@ namespace mtia::sim {
     "[model] fabric-interface bandwidth per PE and direction")                \
   X(double, lpddr_gbps, 204.8, "[I25] LPDDR5, 16 channels, 204.8 GB/s")       \
   X(int64_t, lpddr_latency_cycles, 200, "[model] ~150 ns LPDDR access")       \
+  X(int64_t, lpddr_channels, 16, "[I25] LPDDR5, 16 channels")                 \
+  X(int64_t, lpddr_interleave_bytes, 256,                                     \
+    "[model] address interleave granularity over the LPDDR channels")         \
   X(int64_t, sram_bytes, 256ll * 1024 * 1024, "[I25] 256 MB on-chip SRAM")    \
   X(double, sram_gbps, 2700.0, "[I25] SRAM 2.7 TB/s (read + write)")          \
   X(int64_t, sram_latency_cycles, 60, "[model] ~45 ns SRAM access")           \
+  X(int64_t, sram_region_bytes, 32ll * 1024 * 1024,                          \
+    "[I25] SRAM is managed in 32 MB regions, each a cache or scratch")        \
   X(int64_t, sram_page_bytes, 4096,                                           \
     "[model] SRAM-as-cache fill and LRU granularity")                         \
   X(int64_t, keep_sram_warm, 0,                                               \

@@ -5,7 +5,14 @@
 // allocation registered for the launch) and how long it takes.
 //
 // Timing contract: the shared memories are bandwidth servers, not flits.
-//  - LPDDR is one FIFO server at lpddr_gbps (all channels aggregated).
+//  - LPDDR is lpddr_channels FIFO servers of lpddr_gbps / channels each;
+//    addresses interleave over them every lpddr_interleave_bytes, so a
+//    stream spread over many addresses uses every channel and a hot spot
+//    only one.
+//  - An allocation placed in SRAM (Region::sram, "scratch") lives in SRAM
+//    regions of sram_region_bytes: its reads and writes are served by the
+//    SRAM server alone and never touch LPDDR. The rest of the SRAM caches
+//    LPDDR.
 //  - SRAM is a memory-side cache of LPDDR with LRU pages of sram_page_bytes.
 //    A read of a resident page is served by the SRAM server; a read of a
 //    missing page fills the whole page from LPDDR (the page is usable once
@@ -38,6 +45,7 @@ namespace mtia::sim {
 struct Region {
   uint64_t addr = 0;
   uint64_t bytes = 0;
+  bool sram = false; ///< placed in SRAM scratch regions instead of LPDDR
 };
 
 /// The allocations of one launch, merged into disjoint sorted intervals.
@@ -46,18 +54,26 @@ public:
   void assign(std::vector<Region> regions);
   /// True when [lo, hi) lies inside one allocation.
   bool contains(uint64_t lo, uint64_t hi) const;
+  /// True when `addr` lies in an allocation placed in SRAM.
+  bool inSram(uint64_t addr) const;
+  /// Bytes of SRAM the scratch allocations occupy, in whole regions of
+  /// `regionBytes` (each allocation rounded up on its own).
+  uint64_t sramBytes(uint64_t regionBytes) const;
 
 private:
   std::vector<Region> merged_;
+  std::vector<Region> sram_; ///< sorted, as given
 };
+
+constexpr int kMaxLpddrChannels = 64;
 
 /// The memory-side timing of one DMA command, accumulated access by access.
 struct MemoryRequest {
   Cycle start = 0;
   double sramReadBytes = 0;
   double sramWriteBytes = 0;
-  double lpddrWriteBytes = 0;
-  double lpddrReadBytes = 0; ///< reads that bypass the SRAM (no cache)
+  /// Per LPDDR channel: writes and reads that bypass the SRAM (no cache).
+  double lpddrBytes[kMaxLpddrChannels] = {};
   /// Latest fill a hit must wait for, and latest fill this request started.
   double pageReady = 0;
   double fillEnd = 0;
@@ -75,7 +91,8 @@ public:
   MemorySystem(const Config &cfg, StatGroup &stats);
 
   /// Resets the servers (and the SRAM unless keep_sram_warm) for a launch
-  /// over `regions`.
+  /// over `regions`. Throws FaultError "invalid launch" when the SRAM
+  /// placements do not fit in the SRAM.
   void beginLaunch(std::vector<Region> regions);
 
   const AddressMap &allocations() const { return allocations_; }
@@ -109,18 +126,30 @@ private:
   /// Installs `page`, ready at `readyAt`, evicting the least recently used.
   void install(uint64_t page, double readyAt);
 
+  /// The LPDDR channel of `addr`.
+  int channelOf(uint64_t addr) const {
+    return int((addr / uint64_t(cfg_.lpddr_interleave_bytes)) % uint64_t(channels_));
+  }
+  /// Adds [addr, addr+len) to the request's LPDDR bytes, chunk by chunk.
+  void addLpddr(MemoryRequest &req, uint64_t addr, uint64_t len);
+  /// Reserves the channels for a fill of [addr, addr+len); returns the end.
+  double fillFromLpddr(double t, uint64_t addr, uint64_t len);
+
   const Config &cfg_;
   AddressMap allocations_;
-  Server lpddr_;
+  int channels_ = 1;
+  std::vector<Server> lpddr_;
   Server sram_;
   uint64_t pageShift_ = 0;
-  uint64_t capacityPages_ = 0;
+  uint64_t capacityPages_ = 0; ///< pages the cache may hold this launch
+  uint64_t totalPages_ = 0;    ///< pages of the whole SRAM
   std::unordered_map<uint64_t, Page> pages_;
   std::list<uint64_t> lru_; ///< most recent first
 
   uint64_t lpddrBytesRead_ = 0, lpddrBytesWritten_ = 0;
   uint64_t sramBytesRead_ = 0, sramBytesWritten_ = 0;
   uint64_t sramHits_ = 0, sramMisses_ = 0, sramEvictions_ = 0;
+  uint64_t sramScratchBytes_ = 0;
 };
 
 } // namespace mtia::sim
