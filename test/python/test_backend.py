@@ -102,10 +102,26 @@ def test_libdevice_maps_to_reserved_symbols():
     assert "__nv_" not in ttir
 
 
-def test_unimplemented_libdevice_function_is_named():
+def test_unknown_libdevice_name_is_named():
     from triton_mtia.language import libdevice as mtia_libdevice
-    with pytest.raises(AttributeError, match="libdevice.cyl_bessel_i0 is not implemented by the MTIA backend"):
-        mtia_libdevice.cyl_bessel_i0
+    with pytest.raises(AttributeError, match="libdevice.no_such_fn is not implemented by the MTIA backend"):
+        mtia_libdevice.no_such_fn
+
+
+@triton.jit
+def libdevice_clz_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, libdevice.clz(tl.load(x_ptr + offsets)))
+
+
+def test_unsupported_libdevice_function_fails_at_its_call():
+    # Every upstream name exists (importing one must not break a module's
+    # other kernels); calling an unsupported one names it and the source line.
+    from triton_mtia.language import libdevice as mtia_libdevice
+    assert "clz" in mtia_libdevice.UNSUPPORTED
+    with pytest.raises(triton.CompilationError, match="libdevice.clz is not supported by the MTIA backend") as info:
+        _ttir(libdevice_clz_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "BLOCK": "constexpr"}, {"BLOCK": 64})
+    assert "libdevice.clz(tl.load" in str(info.value)
 
 
 # ----------------------------------------------------------------------------- launcher

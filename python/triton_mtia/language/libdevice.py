@@ -1,14 +1,32 @@
 """`triton.language.extra.libdevice` for MTIA.
 
-GPU kernels call libdevice for math the core language lacks. On MTIA these
-calls become `tt.extern_elementwise` ops with reserved symbols ("__mtia_exp",
-...) that the compiler lowers onto the SIMD Engine (its lookup tables and
-FMA lanes), so no device library is linked. One symbol serves every float
-type: the op's operand type tells the compiler which variant to emit.
+GPU kernels call libdevice for math the core language lacks. For a kernel
+compiled for MTIA, Triton's frontend replaces `triton.language.extra.libdevice`
+(the module, and every function imported from it) by this module
+(`MTIABackend.get_module_map`). Each function here is one of three kinds:
 
-Functions not defined here raise a clear error at compile time.
+* **SE functions** (`_SE`): a `tt.extern_elementwise` with the reserved symbol
+  `__mtia_<name>`, which the compiler lowers onto the SIMD Engine (its lookup
+  tables and FMA lanes); no device library is linked. One symbol serves every
+  float type: the operand type tells the compiler which variant to emit.
+  GPU spellings of the same function (`fast_expf`, `sqrt_rn`, ...) are aliases.
+* **Composed functions**: written here with core Triton ops (floor, ceil,
+  abs, where, bit casts, ...), only where the composition is exact or within
+  a few ulp of the correctly rounded result (`trunc`, `round`, `rint`,
+  `isnan`, `copysign`, `hypot`, `log10`, `tan`, ...).
+* **Pending functions** (`_PENDING`): math functions for which no accurate
+  composition from the SE opcodes exists (`log1p` near 0, `expm1`, `sinh`,
+  `atan`, ...). They still emit `__mtia_<name>`; until the compiler maps that
+  symbol it reports "unsupported library function '__mtia_<name>'" at the
+  kernel's source line, and once it does the function works unchanged.
+
+Any other name of upstream libdevice (integer bit tricks, directed rounding
+modes) is defined too, so that a module importing it still compiles its other
+kernels; calling it fails at the call's source line with a message naming it.
 """
 
+import triton
+import triton.language as tl
 from triton.language import core
 
 #: Prefix of the symbols reserved for the compiler.
@@ -16,63 +34,340 @@ SYMBOL_PREFIX = "__mtia_"
 
 _FLOATS = ("fp32", "fp64")
 
+#: {name: arity} of the functions with an SE opcode in the compiler
+#: (compiler/lib/Conversion/TTToMTIA/OpMapping.cpp, libdeviceOpcode).
+_SE = {"exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1, "rsqrt": 1, "tanh": 1, "erf": 1, "pow": 2}
 
-def _signatures(name: str, arity: int) -> dict:
+#: GPU spellings that mean the same function on MTIA: `fast_*` are
+#: approximations on NVIDIA (ours are not worse), `*_rn` round to nearest,
+#: which is IEEE's default and what the SE does.
+_SE_ALIASES = {
+    "fast_expf": "exp", "fast_logf": "log", "fast_log2f": "log2", "fast_tanhf": "tanh", "fast_powf": "pow",
+    "sqrt_rn": "sqrt", "rsqrt_rn": "rsqrt"
+}
+
+#: Float functions the compiler should give an SE opcode (or a vector-core
+#: routine) next: emitted as `__mtia_<name>`, {name: arity}.
+_PENDING = {
+    "log1p": 1, "expm1": 1, "exp10": 1, "sinh": 1, "asinh": 1, "acosh": 1, "atanh": 1, "atan": 1, "asin": 1,
+    "acos": 1, "atan2": 2, "erfc": 1, "erfinv": 1, "erfcx": 1, "erfcinv": 1, "normcdf": 1, "normcdfinv": 1,
+    "lgamma": 1, "tgamma": 1, "cbrt": 1, "rcbrt": 1, "sinpi": 1, "cospi": 1, "remainder": 2, "nextafter": 2,
+    "logb": 1, "j0": 1, "j1": 1, "y0": 1, "y1": 1, "cyl_bessel_i0": 1, "cyl_bessel_i1": 1, "fast_exp10f": 1,
+    "fast_log10f": 1
+}
+
+
+def _signatures(symbol: str, arity: int) -> dict:
     """{argument dtypes: (symbol, result dtype)} for every float type."""
-    return {(core.dtype(t), ) * arity: (SYMBOL_PREFIX + name, core.dtype(t)) for t in _FLOATS}
+    return {(core.dtype(t), ) * arity: (symbol, core.dtype(t)) for t in _FLOATS}
 
 
-def _call(name: str, args, _semantic):
-    return core.extern_elementwise("", "", list(args), _signatures(name, len(args)), is_pure=True,
-                                   _semantic=_semantic)
+def _make_extern(name: str, symbol_name: str, arity: int):
+    """A libdevice function of `arity` float arguments emitting `__mtia_<symbol_name>`."""
+    symbol = SYMBOL_PREFIX + symbol_name
+
+    if arity == 1:
+
+        def fn(arg0, _semantic=None):
+            return core.extern_elementwise("", "", [arg0], _signatures(symbol, 1), is_pure=True, _semantic=_semantic)
+    else:
+
+        def fn(arg0, arg1, _semantic=None):
+            return core.extern_elementwise("", "", [arg0, arg1], _signatures(symbol, 2), is_pure=True,
+                                           _semantic=_semantic)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = __name__
+    fn.__doc__ = f"libdevice.{name}: the `{symbol}` extern function of the MTIA compiler."
+    return core.extern(fn)
 
 
-@core.extern
-def exp(arg0, _semantic=None):
-    return _call("exp", [arg0], _semantic)
+for _name, _arity in _SE.items():
+    globals()[_name] = _make_extern(_name, _name, _arity)
+for _name, _target in _SE_ALIASES.items():
+    globals()[_name] = _make_extern(_name, _target, _SE[_target])
+for _name, _arity in _PENDING.items():
+    globals()[_name] = _make_extern(_name, _name, _arity)
+
+# ---------------------------------------------------------------------------
+# Composed from core ops (exact, or within a few ulp).
 
 
-@core.extern
-def exp2(arg0, _semantic=None):
-    return _call("exp2", [arg0], _semantic)
+@triton.jit
+def abs(arg0):
+    return tl.abs(arg0)
 
 
-@core.extern
-def log(arg0, _semantic=None):
-    return _call("log", [arg0], _semantic)
+@triton.jit
+def floor(arg0):
+    return tl.floor(arg0)
 
 
-@core.extern
-def log2(arg0, _semantic=None):
-    return _call("log2", [arg0], _semantic)
+@triton.jit
+def ceil(arg0):
+    return tl.ceil(arg0)
 
 
-@core.extern
-def sqrt(arg0, _semantic=None):
-    return _call("sqrt", [arg0], _semantic)
+@triton.jit
+def trunc(arg0):
+    return tl.where(arg0 < 0, tl.ceil(arg0), tl.floor(arg0))
 
 
-@core.extern
-def rsqrt(arg0, _semantic=None):
-    return _call("rsqrt", [arg0], _semantic)
+@triton.jit
+def round(arg0):
+    # Halfway cases away from zero (C round). x - trunc(x) is exact.
+    t = tl.where(arg0 < 0, tl.ceil(arg0), tl.floor(arg0))
+    step = tl.where(arg0 < 0, -1.0, 1.0).to(t.dtype)
+    return tl.where(tl.abs(arg0 - t) >= 0.5, t + step, t)
 
 
-@core.extern
-def tanh(arg0, _semantic=None):
-    return _call("tanh", [arg0], _semantic)
+@triton.jit
+def rint(arg0):
+    # Halfway cases to even (the current rounding mode, nearest-even).
+    f = tl.floor(arg0)
+    d = arg0 - f
+    odd = (f - 2.0 * tl.floor(f * 0.5)) != 0
+    return tl.where((d > 0.5) | ((d == 0.5) & odd), f + 1.0, f)
 
 
-@core.extern
-def erf(arg0, _semantic=None):
-    return _call("erf", [arg0], _semantic)
+@triton.jit
+def nearbyint(arg0):
+    return rint(arg0)
 
 
-@core.extern
-def pow(arg0, arg1, _semantic=None):
-    return _call("pow", [arg0, arg1], _semantic)
+@triton.jit
+def isnan(arg0):
+    return arg0 != arg0
+
+
+@triton.jit
+def isinf(arg0):
+    return tl.abs(arg0) == float("inf")
+
+
+@triton.jit
+def finitef(arg0):
+    return tl.abs(arg0) < float("inf")
+
+
+@triton.jit
+def isfinited(arg0):
+    return tl.abs(arg0) < float("inf")
+
+
+@triton.jit
+def signbit(arg0):
+    # int32, nonzero when the sign bit is set (also for -0.0 and -NaN).
+    if arg0.dtype == tl.float64:
+        return (arg0.to(tl.int64, bitcast=True) < 0).to(tl.int32)
+    else:
+        return (arg0.to(tl.float32).to(tl.int32, bitcast=True) < 0).to(tl.int32)
+
+
+@triton.jit
+def copysign(arg0, arg1):
+    return tl.where(signbit(arg1) != 0, -tl.abs(arg0), tl.abs(arg0))
+
+
+@triton.jit
+def fma(arg0, arg1, arg2):
+    return tl.fma(arg0, arg1, arg2)
+
+
+@triton.jit
+def fma_rn(arg0, arg1, arg2):
+    return tl.fma(arg0, arg1, arg2)
+
+
+@triton.jit
+def add_rn(arg0, arg1):
+    return arg0 + arg1
+
+
+@triton.jit
+def sub_rn(arg0, arg1):
+    return arg0 - arg1
+
+
+@triton.jit
+def mul_rn(arg0, arg1):
+    return arg0 * arg1
+
+
+@triton.jit
+def div_rn(arg0, arg1):
+    return arg0 / arg1
+
+
+@triton.jit
+def fast_dividef(arg0, arg1):
+    return arg0 / arg1
+
+
+@triton.jit
+def rcp_rn(arg0):
+    return 1.0 / arg0
+
+
+@triton.jit
+def fmod(arg0, arg1):
+    # Triton's float % is arith.remf: C fmod (the result has x's sign).
+    return arg0 % arg1
+
+
+@triton.jit
+def fdim(arg0, arg1):
+    return tl.where(arg0 <= arg1, 0.0, arg0 - arg1)
+
+
+@triton.jit
+def hypot(arg0, arg1):
+    # Scaled so that x*x + y*y neither overflows nor underflows.
+    a = tl.abs(arg0)
+    b = tl.abs(arg1)
+    big = tl.maximum(a, b)
+    small = tl.minimum(a, b)
+    safe = tl.where(big == 0, 1.0, big)
+    r = small / safe
+    result = big * tl.sqrt(1.0 + r * r)
+    result = tl.where(big == float("inf"), big, result)
+    return tl.where((arg0 != arg0) | (arg1 != arg1), arg0 + arg1, result)
+
+
+@triton.jit
+def log10(arg0):
+    return tl.log2(arg0) * 0.30102999566398119521
+
+
+@triton.jit
+def sin(arg0):
+    return tl.sin(arg0)
+
+
+@triton.jit
+def cos(arg0):
+    return tl.cos(arg0)
+
+
+@triton.jit
+def fast_sinf(arg0):
+    return tl.sin(arg0)
+
+
+@triton.jit
+def fast_cosf(arg0):
+    return tl.cos(arg0)
+
+
+@triton.jit
+def tan(arg0):
+    return tl.sin(arg0) / tl.cos(arg0)
+
+
+@triton.jit
+def fast_tanf(arg0):
+    return tl.sin(arg0) / tl.cos(arg0)
+
+
+@triton.jit
+def cosh(arg0):
+    # No cancellation: both terms are positive.
+    e = tl.exp(tl.abs(arg0))
+    return 0.5 * e + 0.5 / e
+
+
+@triton.jit
+def saturatef(arg0):
+    # NaN -> 0, like CUDA's __saturatef.
+    return tl.where(arg0 > 0.0, tl.where(arg0 < 1.0, arg0, 1.0), 0.0).to(arg0.dtype)
+
+
+@triton.jit
+def float_as_int(arg0):
+    return arg0.to(tl.int32, bitcast=True)
+
+
+@triton.jit
+def int_as_float(arg0):
+    return arg0.to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def float_as_uint(arg0):
+    return arg0.to(tl.uint32, bitcast=True)
+
+
+@triton.jit
+def uint_as_float(arg0):
+    return arg0.to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def double_as_longlong(arg0):
+    return arg0.to(tl.int64, bitcast=True)
+
+
+@triton.jit
+def longlong_as_double(arg0):
+    return arg0.to(tl.float64, bitcast=True)
+
+
+@triton.jit
+def float2int_rz(arg0):
+    return arg0.to(tl.int32)
+
+
+@triton.jit
+def int2float_rn(arg0):
+    return arg0.to(tl.float32)
+
+
+@triton.jit
+def double2float_rn(arg0):
+    return arg0.to(tl.float32)
+
+
+#: Functions composed above (for the docs and the tests).
+COMPOSED = ("abs", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "isnan", "isinf", "finitef",
+            "isfinited", "signbit", "copysign", "fma", "fma_rn", "add_rn", "sub_rn", "mul_rn", "div_rn",
+            "fast_dividef", "rcp_rn", "fmod", "fdim", "hypot", "log10", "sin", "cos", "fast_sinf", "fast_cosf",
+            "tan", "fast_tanf", "cosh", "saturatef", "float_as_int", "int_as_float", "float_as_uint",
+            "uint_as_float", "double_as_longlong", "longlong_as_double", "float2int_rz", "int2float_rn",
+            "double2float_rn")
+SE_FUNCTIONS = tuple(_SE) + tuple(_SE_ALIASES)
+PENDING = tuple(_PENDING)
+
+# ---------------------------------------------------------------------------
+# Every other name of upstream libdevice: defined (so that importing it does
+# not break the module's other kernels) and failing at the call.
+
+
+def _make_unsupported(name: str):
+
+    def fn(*args, _semantic=None):
+        raise NotImplementedError(f"libdevice.{name} is not supported by the MTIA backend "
+                                  f"(see python/triton_mtia/language/libdevice.py)")
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = __name__
+    return core.extern(fn)
+
+
+def _upstream_names():
+    try:
+        from triton.language.extra import libdevice as upstream
+    except ImportError:  # pragma: no cover - Triton without the proxy module
+        return []
+    return [n for n, v in vars(upstream).items() if callable(v) and not n.startswith("_")]
+
+
+UNSUPPORTED = tuple(n for n in _upstream_names() if n not in globals())
+for _name in UNSUPPORTED:
+    globals()[_name] = _make_unsupported(_name)
+del _name
 
 
 def __getattr__(name):
     # Python looks here only for names not defined above (PEP 562).
-    raise AttributeError(f"libdevice.{name} is not implemented by the MTIA backend yet "
+    raise AttributeError(f"libdevice.{name} is not implemented by the MTIA backend "
                          f"(see python/triton_mtia/language/libdevice.py)")
