@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 APT_PACKAGES=(cmake ninja-build ccache clang-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libgtest-dev)
 # Pinned versions: see docs/dependencies.md.
-PIP_PACKAGES=(torch==2.13.0 triton==3.9.0 numpy pytest lit scikit-build-core pybind11)
+PIP_PACKAGES=(torch==2.13.0 triton==3.9.0 numpy pytest lit scikit-build-core pybind11 packaging)
+PIP_NODEPS_PACKAGES=(liger-kernel==0.8.5)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -30,6 +31,11 @@ if ((${#missing[@]})); then
 fi
 
 "$PYTHON" -m pip install --quiet "${PIP_PACKAGES[@]}"
+# liger-kernel (the kernels test/python/test_liger.py runs) without its
+# dependencies: its metadata asks for torch/triton ranges that pip would
+# otherwise be free to replace; the pins above are what it runs on. Of its
+# imports only `packaging` is not already a dependency of ours.
+"$PYTHON" -m pip install --quiet --no-deps "${PIP_NODEPS_PACKAGES[@]}"
 # --no-build-isolation: build against the torch/triton/pybind11 installed above,
 # and reuse the persistent build tree.
 "$PYTHON" -m pip install --no-build-isolation --no-deps .
