@@ -1,0 +1,147 @@
+//===- expert_gemm.cpp - Hand-written kernels against the device API ------===//
+//
+// The "expert C++" baseline: kernels written by hand against device.h, the
+// same commands the compiler emits. The calibration suite
+// (python -m triton_mtia.bench.calibrate) compiles this file at run time like
+// a generated kernel; the runtime's unit tests link it directly.
+//
+//  - expert_gemm: C[M, N] (f32) = A[M, K] (f16) x B[K, N] (f16), both
+//    row-major. One program per BM x BN block of C; K in steps of BK with
+//    double-buffered DMA (two tiles per CB: the DMA of step s+2 waits only
+//    for the DPE of step s); the accumulator is a CB the DPE reads and
+//    rewrites each step. With `dual`, core 1 issues the DPE and the pops
+//    while core 0 issues the DMAs. With `packed`, B is stored pre-packed
+//    as inference weights are: panel j (columns [j*BN, (j+1)*BN), zero
+//    padded) is a contiguous row-major [K, BN] array at B + j*K*BN*2, so a
+//    B tile is one contiguous run (whole memory pages, no page shared
+//    between programs) instead of BK rows of BN*2 bytes.
+//  - dpe_stream: `count` DPE commands of 64 x 64 x 64 on tiles loaded once
+//    (the DPE's peak).
+//  - read_stream: each program reads `bytes` from its slice `repeat` times
+//    in 64 KiB DMAs (memory bandwidth).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mtia/device.h"
+
+using namespace mtia;
+
+namespace {
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/// A [rows, cols] tile of a row-major matrix with `ld` elements per row;
+/// only the part inside [validRows, validCols] moves, the rest is zero.
+Box tileBox(int64_t rows, int64_t cols, int64_t ld, int64_t validRows, int64_t validCols) {
+  Box b;
+  b.rank = 2;
+  b.shape[0] = rows;
+  b.shape[1] = cols;
+  b.stride[0] = ld;
+  b.stride[1] = 1;
+  b.valid[0] = validRows < 0 ? 0 : min64(rows, validRows);
+  b.valid[1] = validCols < 0 ? 0 : min64(cols, validCols);
+  return b;
+}
+
+Shape shape2(int64_t a, int64_t b) {
+  Shape s;
+  s.rank = 2;
+  s.dim[0] = a;
+  s.dim[1] = b;
+  return s;
+}
+
+constexpr int32_t kCbA = 0, kCbB = 1, kCbAcc = 2;
+
+} // namespace
+
+extern "C" {
+
+/// Args: A, B, C, M, N, K, BM, BN, BK, dual, packed.
+void expert_gemm(Ctx *c, const Arg *a) {
+  const uint64_t A = a[0].u, B = a[1].u, C = a[2].u;
+  const int64_t M = a[3].i, N = a[4].i, K = a[5].i;
+  const int64_t BM = a[6].i, BN = a[7].i, BK = a[8].i;
+  const bool dual = a[9].i != 0;
+  const bool packed = a[10].i != 0;
+  const int64_t blocksN = cdiv(N, BN);
+  const int64_t pid = programId(c, 0);
+  const int64_t m0 = pid / blocksN * BM, n0 = pid % blocksN * BN;
+  const int64_t steps = cdiv(K, BK);
+  const Shape aShape = shape2(BM, BK), bShape = shape2(BK, BN), cShape = shape2(BM, BN);
+
+  auto load = [&](int64_t s) {
+    const int64_t k0 = s * BK;
+    dmaIn(c, kCbA, DType::F16, A + uint64_t(m0 * K + k0) * 2,
+          tileBox(BM, BK, K, M - m0, K - k0), immFloat(DType::F16, 0));
+    if (packed)
+      dmaIn(c, kCbB, DType::F16, B + uint64_t((n0 / BN * K + k0) * BN) * 2,
+            tileBox(BK, BN, BN, K - k0, BN), immFloat(DType::F16, 0));
+    else
+      dmaIn(c, kCbB, DType::F16, B + uint64_t(k0 * N + n0) * 2,
+            tileBox(BK, BN, N, K - k0, N - n0), immFloat(DType::F16, 0));
+  };
+  load(0);
+  if (steps > 1)
+    load(1);
+  for (int64_t s = 0; s < steps; ++s) {
+    if (dual)
+      onCore(c, 1);
+    const Operand acc = s == 0 ? immFloat(DType::F32, 0) : tile(kCbAcc, DType::F32, cShape);
+    dpe(c, kCbAcc, DType::F32, BM, BN, BK, tile(kCbA, DType::F16, aShape),
+        tile(kCbB, DType::F16, bShape), acc);
+    cbPop(c, kCbA, BM * BK * 2);
+    cbPop(c, kCbB, BK * BN * 2);
+    if (s > 0)
+      cbPop(c, kCbAcc, BM * BN * 4);
+    if (dual)
+      onCore(c, 0);
+    if (s + 2 < steps)
+      load(s + 2);
+  }
+  dmaOut(c, kCbAcc, DType::F32, C + uint64_t(m0 * N + n0) * 4, tileBox(BM, BN, N, M - m0, N - n0));
+  cbPop(c, kCbAcc, BM * BN * 4);
+}
+
+/// Capacities fit both calibration shapes: A 2 x 256x64 / 512x32 f16,
+/// B 2 x 64x128 f16, acc 2 x 256x128 / 512x64 f32 (352 KiB of 384).
+extern const KernelInfo expert_gemm_info = {
+    kDeviceAbiVersion, "expert_gemm", 11, 3, {2 * 256 * 64 * 2, 2 * 64 * 128 * 2, 2 * 256 * 128 * 4}};
+
+/// Args: src (>= 2 x 64x64 f16), count.
+void dpe_stream(Ctx *c, const Arg *a) {
+  const Shape s = shape2(64, 64);
+  const Box box = tileBox(64, 64, 64, 64, 64);
+  dmaIn(c, kCbA, DType::F16, a[0].u, box, immFloat(DType::F16, 0));
+  dmaIn(c, kCbB, DType::F16, a[0].u + 64 * 64 * 2, box, immFloat(DType::F16, 0));
+  for (int64_t i = 0; i < a[1].i; ++i) {
+    dpe(c, kCbAcc, DType::F32, 64, 64, 64, tile(kCbA, DType::F16, s), tile(kCbB, DType::F16, s),
+        immFloat(DType::F32, 0));
+    cbPop(c, kCbAcc, 64 * 64 * 4);
+  }
+  cbPop(c, kCbA, 64 * 64 * 2);
+  cbPop(c, kCbB, 64 * 64 * 2);
+}
+extern const KernelInfo dpe_stream_info = {
+    kDeviceAbiVersion, "dpe_stream", 2, 3, {64 * 64 * 2, 64 * 64 * 2, 4 * 64 * 64 * 4}};
+
+/// Args: base, bytes per program (a multiple of 64 KiB), repeat.
+void read_stream(Ctx *c, const Arg *a) {
+  constexpr int64_t kChunk = 64 * 1024;
+  const int64_t bytes = a[1].i;
+  const uint64_t base = a[0].u + uint64_t(programId(c, 0)) * uint64_t(bytes);
+  Box box;
+  box.rank = 1;
+  box.shape[0] = box.valid[0] = kChunk;
+  box.stride[0] = 1;
+  for (int64_t r = 0; r < a[2].i; ++r)
+    for (int64_t off = 0; off < bytes; off += kChunk) {
+      dmaIn(c, 0, DType::I8, base + uint64_t(off), box, immInt(DType::I8, 0));
+      cbPop(c, 0, kChunk);
+    }
+}
+extern const KernelInfo read_stream_info = {kDeviceAbiVersion, "read_stream", 3, 1, {4 * 64 * 1024}};
+
+} // extern "C"
