@@ -40,6 +40,13 @@ static cl::opt<std::string> outputFile("o", cl::desc("output C++ file"),
                                        cl::value_desc("file"), cl::init("-"));
 static cl::opt<bool> emitMlir("emit-mlir",
                               cl::desc("print the mtia-level IR instead of C++"));
+static cl::opt<bool> dmaReport(
+    "dma-report",
+    cl::desc("print a remark for every load or store that is not a DMA, and why"));
+static cl::opt<bool> poisonMaskedLoads(
+    "poison-masked-loads",
+    cl::desc("masked-out lanes of loads without `other` become NaN / the most "
+             "negative integer instead of zero (a check mode)"));
 
 /// Line `lineNo` (1-based) of `file`, or "".
 static std::string sourceLine(StringRef file, unsigned lineNo) {
@@ -111,7 +118,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "triton-mtia: ttir -> kernel C++\n");
 
   DialectRegistry registry;
-  registry.insert<triton_mtia::tt::TTDialect, triton_mtia::mtia::MTIADialect,
+  registry.insert<triton_mtia::tt::TTDialect, triton_mtia::ttg::TTGDialect, triton_mtia::mtia::MTIADialect,
                   func::FuncDialect, arith::ArithDialect, math::MathDialect,
                   scf::SCFDialect, cf::ControlFlowDialect>();
   MLIRContext context(registry);
@@ -132,6 +139,8 @@ int main(int argc, char **argv) {
     StringRef severity = diag.getSeverity() == DiagnosticSeverity::Error ? "error"
                          : diag.getSeverity() == DiagnosticSeverity::Warning
                              ? "warning"
+                         : diag.getSeverity() == DiagnosticSeverity::Remark
+                             ? "remark"
                              : "note";
     std::string message = diag.str();
     if (parsing) {
@@ -163,7 +172,10 @@ int main(int argc, char **argv) {
   parsing = false;
 
   PassManager pm(&context);
-  pm.addPass(triton_mtia::createConvertTTToMTIA());
+  triton_mtia::ConvertTTToMTIAOptions lowering;
+  lowering.dmaReport = dmaReport;
+  lowering.poisonMaskedLoads = poisonMaskedLoads;
+  pm.addPass(triton_mtia::createConvertTTToMTIA(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs());

@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
   mlir::triton_mtia::registerTritonMTIAConversionPasses();
   mlir::triton_mtia::mtia::registerTritonMTIATransformsPasses();
   mlir::DialectRegistry registry;
-  registry.insert<mlir::triton_mtia::tt::TTDialect,
+  registry.insert<mlir::triton_mtia::tt::TTDialect, mlir::triton_mtia::ttg::TTGDialect,
                   mlir::triton_mtia::mtia::MTIADialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect>();

@@ -5,6 +5,7 @@
 
 #include "triton-mtia/Dialect/MTIA/IR/MTIADialect.h"
 #include "triton-mtia/Dialect/TT/IR/TTDialect.h"
+#include "triton-mtia/Dialect/TT/IR/TTGDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"

@@ -23,6 +23,15 @@ def ConvertTTToMTIA : Pass<"convert-tt-to-mtia", "::mlir::ModuleOp"> {
 
     Ops the backend cannot run yet are errors at their source location.
   }];
+  let options = [
+    Option<"dmaReport", "dma-report", "bool", /*default=*/"false",
+           "emit a remark for every load or store that does not become a "
+           "strided DMA, saying why">,
+    Option<"poisonMaskedLoads", "poison-masked-loads", "bool", /*default=*/"false",
+           "fill masked-out lanes of loads without `other` with NaN (floats) "
+           "or the most negative integer instead of zero, to expose kernels "
+           "that use them">,
+  ];
   let dependentDialects = ["::mlir::triton_mtia::mtia::MTIADialect",
                            "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect", "::mlir::scf::SCFDialect"];

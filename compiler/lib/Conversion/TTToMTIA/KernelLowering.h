@@ -109,6 +109,11 @@ StringRef seOpcodeFor(Operation *op);
 StringRef reduceKindFor(tt::ReduceOp op);
 
 
+/// Replaces every tt.call by the callee's body (Structurize.cpp).
+LogicalResult inlineCalls(ModuleOp module);
+/// Turns cf branches around early returns into scf.if (Structurize.cpp).
+LogicalResult structurizeEarlyReturns(tt::FuncOp func);
+
 /// Lowers one tt.func. Errors are reported at the source op's location and
 /// make `run` fail; the partially built function is then erased.
 class KernelLowering {
@@ -116,6 +121,11 @@ public:
   KernelLowering(tt::FuncOp func) : src(func), b(func.getContext()) {}
 
   FailureOr<func::FuncOp> run();
+
+  /// Options of the pass (see Passes.td): remarks for accesses that are not
+  /// DMAs; poison instead of zero in masked-out lanes of loads without other.
+  bool dmaReport = false;
+  bool poisonMaskedLoads = false;
 
 private:
   // Blocks and ops.
@@ -160,6 +170,30 @@ private:
   FailureOr<Lowered> rematerialize(
       Value v, Location loc,
       SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
+
+  // The rest of the Triton language (Atomics.cpp, ReduceScan.cpp, Casts.cpp,
+  // Debug.cpp, While.cpp). `lowerLanguageOp` returns std::nullopt for ops it
+  // does not own, so lowerOp can ask it first.
+  std::optional<LogicalResult> lowerLanguageOp(Operation *op);
+  LogicalResult lowerAtomicRmw(tt::AtomicRMWOp op);
+  LogicalResult lowerAtomicCas(tt::AtomicCASOp op);
+  LogicalResult lowerCombineReduce(tt::ReduceOp op);
+  LogicalResult lowerScan(tt::ScanOp op);
+  LogicalResult lowerHistogram(tt::HistogramOp op);
+  LogicalResult lowerGather(tt::GatherOp op);
+  FailureOr<SmallVector<Lowered>>
+  lowerCombine(Block &body, ArrayRef<Lowered> args, ArrayRef<int64_t> shape,
+               Location loc, SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
+  std::optional<LogicalResult> lowerCast(Operation *op);
+  LogicalResult lowerPrint(tt::PrintOp op);
+  LogicalResult lowerAssert(tt::AssertOp op);
+  LogicalResult lowerWhile(scf::WhileOp op);
+  int64_t denseCb(const Lowered &l, Type elemType, ArrayRef<int64_t> shape,
+                  Location loc,
+                  SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
+  void reportNonDma(Operation *op, Value ptr, Value mask,
+                    ArrayRef<int64_t> shape);
+  Value poisonPad(Type elemType, Location loc);
 
   Value constI64(int64_t v, Location loc) {
     return arith::ConstantIntOp::create(b, loc, v, 64);

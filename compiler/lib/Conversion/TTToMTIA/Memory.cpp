@@ -34,6 +34,11 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
     }
   }
 
+  // Masked-out lanes without `other` are zero; the check mode poisons them
+  // (DmaReport.cpp, docs/compiler.md).
+  if (!pad && op.getMask() && poisonMaskedLoads)
+    pad = poisonPad(elemType, loc);
+
   if (!isTensor) {
     // A scalar load: a one-element DMA and a read into a core register.
     if (op.getMask())
@@ -55,6 +60,7 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
   }
 
   // Unstructured: gather through a tile of addresses.
+  reportNonDma(op, op.getPtr(), op.getMask(), shape);
   SmallVector<std::pair<int64_t, int64_t>> temps;
   auto tiles = addressTiles(op, op.getPtr(), op.getMask(), shape, loc, temps);
   if (failed(tiles))
@@ -97,6 +103,7 @@ LogicalResult KernelLowering::lowerStore(tt::StoreOp op) {
     mtia::DmaOutOp::create(b, loc, box->base, box->strides, box->valid, valueCb,
                            elemType, shape);
   } else {
+    reportNonDma(op, op.getPtr(), op.getMask(), shape);
     auto tiles = addressTiles(op, op.getPtr(), op.getMask(), shape, loc, temps);
     if (failed(tiles))
       return failure();

@@ -115,8 +115,23 @@ StringRef seOpcodeFor(Operation *op) {
             arith::ExtSIOp, arith::TruncIOp>([](auto) { return "Copy"; })
       .Case<arith::ExtUIOp>([](arith::ExtUIOp o) {
         // Zero extension equals sign extension only for i1 sources.
-        return elementTypeOf(o.getIn().getType()).isInteger(1) ? "Copy" : "";
+        return elementTypeOf(o.getIn().getType()).isInteger(1) ? "Copy" : "CopyU";
       })
+      // Casts that need the unsigned or bit-level opcodes (Casts.cpp lowers
+      // their scalar forms and pointer casts).
+      .Case<arith::UIToFPOp>([](auto) { return "CopyU"; })
+      .Case<arith::FPToUIOp>([](auto) { return "CopyToU"; })
+      .Case<arith::BitcastOp>([](auto) { return "Bitcast"; })
+      .Case<tt::BitcastOp>([](tt::BitcastOp o) -> StringRef {
+        return isa<tt::PointerType>(elementTypeOf(o.getType())) ? "" : "Bitcast";
+      })
+      .Case<tt::FpToFpOp>([](tt::FpToFpOp o) -> StringRef {
+        auto r = o.getRounding();
+        return r && *r == tt::RoundingMode::RTZ ? "" : "Copy";
+      })
+      .Case<tt::MulhiUIOp>([](auto) { return "MulHiU"; })
+      .Case<math::RoundEvenOp>([](auto) { return "Rint"; })
+      .Case<math::TruncOp>([](auto) { return "Trunc"; })
       .Case<arith::CmpIOp>([](arith::CmpIOp o) -> StringRef {
         switch (o.getPredicate()) {
         case arith::CmpIPredicate::eq: return "CmpEq";

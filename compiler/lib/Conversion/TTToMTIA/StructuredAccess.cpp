@@ -35,6 +35,13 @@ bool KernelLowering::isAddressOnly(Value v) {
       ok = v == load.getPtr() || v == load.getMask();
     else if (auto store = dyn_cast<tt::StoreOp>(user))
       ok = v == store.getPtr() || v == store.getMask();
+    else if (auto rmw = dyn_cast<tt::AtomicRMWOp>(user))
+      ok = v == rmw.getPtr() || v == rmw.getMask();
+    else if (auto cas = dyn_cast<tt::AtomicCASOp>(user))
+      ok = v == cas.getPtr() && v != cas.getCmp() && v != cas.getVal();
+    else if (isa<tt::BitcastOp>(user) &&
+             isa<tt::PointerType>(elementTypeOf(user->getResult(0).getType())))
+      ok = isAddressOnly(user->getResult(0)); // ptr<f32> -> ptr<i32> (atomics)
     else if (isa<tt::AddPtrOp, tt::ExpandDimsOp, tt::BroadcastOp, arith::AddIOp,
                  arith::SubIOp, arith::MulIOp, arith::CmpIOp, arith::AndIOp,
                  arith::ExtSIOp, arith::TruncIOp>(user))
@@ -389,6 +396,12 @@ FailureOr<Lowered> KernelLowering::rematerialize(
       out.strides.insert(out.strides.begin() + expand.getAxis(), 0);
     return out;
   }
+  // Reinterpreting pointers (as atomics on float max/min do) or converting
+  // them to and from i64 leaves the addresses unchanged.
+  if (isa<tt::BitcastOp, tt::IntToPtrOp, tt::PtrToIntOp>(def) &&
+      tileElementType(def->getOperand(0).getType()) == elemType &&
+      elemType.isInteger(64))
+    return rematerialize(def->getOperand(0), loc, temps);
   if (auto addptr = dyn_cast<tt::AddPtrOp>(def)) {
     auto ptr = rematerialize(addptr.getPtr(), loc, temps);
     if (failed(ptr))

@@ -176,6 +176,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerFor(forOp);
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return lowerIf(ifOp);
+  if (std::optional<LogicalResult> done = lowerLanguageOp(op))
+    return *done;
   if (isa<tt::ElementwiseInlineAsmOp>(op))
     return op->emitError("inline assembly (tt.elementwise_inline_asm, from "
                          "tl.inline_asm_elementwise) cannot run on MTIA: it is "
@@ -429,9 +431,8 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, StringRef opcode) 
 LogicalResult KernelLowering::lowerReduce(tt::ReduceOp op) {
   Location loc = op.getLoc();
   StringRef kind = reduceKindFor(op);
-  if (kind.empty())
-    return unsupported(op, "reductions whose combine region is not a single "
-                           "add, mul, max, min, and, or or xor");
+  if (kind.empty()) // argmax-style pairs, user combine functions
+    return lowerCombineReduce(op);
   auto in = tensor(op.getSrcs()[0]);
   if (failed(in))
     return failure();
@@ -507,16 +508,24 @@ using tt_to_mtia::KernelLowering;
 
 struct ConvertTTToMTIA
     : public triton_mtia::impl::ConvertTTToMTIABase<ConvertTTToMTIA> {
+  using ConvertTTToMTIABase::ConvertTTToMTIABase; // options (Passes.td)
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Kernels are the public functions; device functions that survived
-    // Triton's inliner are reached through tt.call, which is reported where
-    // it is used.
+    // Kernels are the public functions; noinline device functions that
+    // survived Triton's inliner are inlined here, and early returns become
+    // scf.if, so that each kernel is one block of structured code.
+    if (failed(tt_to_mtia::inlineCalls(module)))
+      return signalPassFailure();
     SmallVector<tt::FuncOp> funcs(module.getOps<tt::FuncOp>());
     for (tt::FuncOp func : funcs) {
       if (func.isPrivate())
         continue;
-      if (failed(KernelLowering(func).run()))
+      if (failed(tt_to_mtia::structurizeEarlyReturns(func)))
+        return signalPassFailure();
+      KernelLowering lowering(func);
+      lowering.dmaReport = dmaReport;
+      lowering.poisonMaskedLoads = poisonMaskedLoads;
+      if (failed(lowering.run()))
         return signalPassFailure();
     }
     for (tt::FuncOp func : funcs)

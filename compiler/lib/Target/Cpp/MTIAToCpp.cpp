@@ -106,6 +106,7 @@ private:
   LogicalResult emitArith(Operation &op);
   LogicalResult emitFor(scf::ForOp op);
   LogicalResult emitIf(scf::IfOp op);
+  LogicalResult emitWhile(scf::WhileOp op);
 
   std::string name(Value v);
   std::string declare(Value v);
@@ -298,6 +299,8 @@ LogicalResult CppEmitter::emitOp(Operation &op) {
     return emitFor(forOp);
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return emitIf(ifOp);
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+    return emitWhile(whileOp);
   if (isa<func::ReturnOp>(op)) {
     line() << "return;\n";
     return success();
@@ -356,6 +359,25 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
           .Case<arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp,
                 arith::SIToFPOp, arith::FPToSIOp, arith::ExtFOp,
                 arith::TruncFOp>([&](auto) { return cast(); })
+          .Case<arith::BitcastOp>([&](auto) {
+            return "__builtin_bit_cast(" + type + ", " + operand(0) + ")";
+          })
+          .Case<arith::FPToUIOp>([&](auto) {
+            return "static_cast<" + type + ">(static_cast<" + unsignedType(t) +
+                   ">(" + operand(0) + "))";
+          })
+          .Case<arith::MaxUIOp>([&](auto) {
+            return "static_cast<" + type + ">(std::max(static_cast<" +
+                   unsignedType(t) + ">(" + operand(0) + "), static_cast<" +
+                   unsignedType(t) + ">(" + operand(1) + ")))";
+          })
+          .Case<arith::MinUIOp>([&](auto) {
+            return "static_cast<" + type + ">(std::min(static_cast<" +
+                   unsignedType(t) + ">(" + operand(0) + "), static_cast<" +
+                   unsignedType(t) + ">(" + operand(1) + ")))";
+          })
+          .Case<math::RoundEvenOp>([&](auto) { return call("std::nearbyint", 1); })
+          .Case<math::TruncOp>([&](auto) { return call("std::trunc", 1); })
           .Case<arith::ExtUIOp, arith::UIToFPOp>([&](auto) {
             return "static_cast<" + type + ">(static_cast<" +
                    unsignedType(op.getOperand(0).getType()) + ">(" + operand(0) + "))";
@@ -466,14 +488,14 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
                                  : "immInt(" + dtypeName(g.getElemType()) + ", 0)";
     line() << "gatherIn(ctx, /*cb=*/" << g.getCb() << ", "
            << dtypeName(g.getElemType()) << ", " << shapeLiteral(g.getShape())
-           << ", /*addrCb=*/" << g.getAddrCb() << ", /*maskCb=*/" << g.getMaskCb()
+           << ", /*addrCb=*/" << g.getAddrCb() << ", /*maskCb=*/" << static_cast<int64_t>(g.getMaskCb())
            << ", " << pad << ");\n";
     return success();
   }
   if (auto s = dyn_cast<mtia::ScatterOutOp>(op)) {
     line() << "scatterOut(ctx, /*cb=*/" << s.getCb() << ", "
            << dtypeName(s.getElemType()) << ", " << shapeLiteral(s.getShape())
-           << ", /*addrCb=*/" << s.getAddrCb() << ", /*maskCb=*/" << s.getMaskCb()
+           << ", /*addrCb=*/" << s.getAddrCb() << ", /*maskCb=*/" << static_cast<int64_t>(s.getMaskCb())
            << ");\n";
     return success();
   }
@@ -511,7 +533,7 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
   if (auto hist = dyn_cast<mtia::SeHistogramOp>(op)) {
     line() << "seHistogram(ctx, /*dst=*/" << hist.getCb() << ", /*numBins=*/"
            << hist.getNumBins() << ", " << shapeLiteral(hist.getShape()) << ", "
-           << viewLiteral(hist.getSrc()) << ", /*maskCb=*/" << hist.getMaskCb()
+           << viewLiteral(hist.getSrc()) << ", /*maskCb=*/" << static_cast<int64_t>(hist.getMaskCb())
            << ");\n";
     return success();
   }
@@ -525,10 +547,10 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
   }
   if (auto rmw = dyn_cast<mtia::AtomicRmwOp>(op)) {
     auto srcs = operandLiterals(rmw.getSrcs(), rmw.getImms());
-    line() << "atomicRmw(ctx, /*dst=*/" << rmw.getCb() << ", RmwOp::" << rmw.getKind()
+    line() << "atomicRmw(ctx, /*dst=*/" << static_cast<int64_t>(rmw.getCb()) << ", RmwOp::" << rmw.getKind()
            << ", " << dtypeName(rmw.getElemType()) << ", "
            << shapeLiteral(rmw.getShape()) << ", /*addrCb=*/" << rmw.getAddrCb()
-           << ", " << srcs[0] << ", /*maskCb=*/" << rmw.getMaskCb() << ");\n";
+           << ", " << srcs[0] << ", /*maskCb=*/" << static_cast<int64_t>(rmw.getMaskCb()) << ");\n";
     return success();
   }
   if (auto cas = dyn_cast<mtia::AtomicCasOp>(op)) {
@@ -647,6 +669,57 @@ LogicalResult CppEmitter::emitIf(scf::IfOp op) {
     if (failed(branch(op.getElseRegion())))
       return failure();
   }
+  line() << "}\n";
+  return success();
+}
+
+/// A while loop: the before-region's arguments are variables; the condition
+/// leaves the loop with the results or hands its values to the after-region,
+/// whose yield assigns the before-region's variables for the next test.
+LogicalResult CppEmitter::emitWhile(scf::WhileOp op) {
+  SmallVector<std::string> results, carried;
+  for (Value r : op.getResults()) {
+    std::string n = declare(r);
+    line() << cppType(r.getType()) << " " << n << "{};\n";
+    results.push_back(n);
+  }
+  Block &before = op.getBefore().front();
+  for (auto [init, arg] : llvm::zip(op.getInits(), before.getArguments())) {
+    std::string n = declare(arg);
+    line() << cppType(arg.getType()) << " " << n << " = " << name(init) << ";\n";
+    carried.push_back(n);
+  }
+  line() << "while (true) {\n";
+  indent += 2;
+  for (Operation &inner : before.without_terminator())
+    if (failed(emitOp(inner)))
+      return failure();
+  auto cond = cast<scf::ConditionOp>(before.getTerminator());
+  line() << "if (!" << name(cond.getCondition()) << ") {\n";
+  for (auto [i, v] : llvm::enumerate(cond.getArgs()))
+    line() << "  " << results[i] << " = " << name(v) << ";\n";
+  line() << "  break;\n";
+  line() << "}\n";
+  Block &after = op.getAfter().front();
+  for (auto [arg, v] : llvm::zip(after.getArguments(), cond.getArgs())) {
+    std::string n = declare(arg);
+    line() << "const " << cppType(arg.getType()) << " " << n << " = " << name(v)
+           << ";\n";
+  }
+  for (Operation &inner : after.without_terminator())
+    if (failed(emitOp(inner)))
+      return failure();
+  auto yield = cast<scf::YieldOp>(after.getTerminator());
+  SmallVector<std::string> next;
+  for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+    std::string tmp = carried[i] + "_next";
+    line() << "const " << cppType(v.getType()) << " " << tmp << " = " << name(v)
+           << ";\n";
+    next.push_back(tmp);
+  }
+  for (auto [i, n] : llvm::enumerate(next))
+    line() << carried[i] << " = " << n << ";\n";
+  indent -= 2;
   line() << "}\n";
   return success();
 }

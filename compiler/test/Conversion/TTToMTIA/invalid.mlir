@@ -13,10 +13,10 @@ tt.func public @inline_asm(%p: !tt.ptr<f32>) {
 tt.func public @combine(%p: !tt.ptr<f32>) {
   %ps = tt.splat %p : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
   %x = tt.load %ps : tensor<64x!tt.ptr<f32>>
-  // expected-error @+1 {{'tt.reduce' is not supported by the MTIA backend yet: reductions whose combine region is not a single add}}
   %s = "tt.reduce"(%x) <{axis = 0 : i32}> ({
   ^bb0(%a: f32, %b: f32):
-    %c = arith.mulf %a, %b : f32
+    // expected-error @+1 {{'math.atan2' in a combine region is not supported by the MTIA backend yet}}
+    %c = math.atan2 %a, %b : f32
     %d = arith.addf %c, %b : f32
     tt.reduce.return %d : f32
   }) : (tensor<64xf32>) -> f32
@@ -39,5 +39,22 @@ tt.func public @cuda_libdevice(%p: !tt.ptr<f32>) {
   // expected-error @+1 {{library function '__nv_tanhf'}}
   %t = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__nv_tanhf"} : (tensor<64xf32>) -> tensor<64xf32>
   tt.store %ps, %t : tensor<64x!tt.ptr<f32>>
+  tt.return
+}
+
+// -----
+
+tt.func public @while_tensor(%p: !tt.ptr<f32>) {
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %x = tt.load %ps : tensor<64x!tt.ptr<f32>>
+  // expected-error @+1 {{'scf.while' is not supported by the MTIA backend yet: while loops that carry tensors}}
+  %r = scf.while (%a = %x) : (tensor<64xf32>) -> tensor<64xf32> {
+    %t = arith.constant true
+    scf.condition(%t) %a : tensor<64xf32>
+  } do {
+  ^bb0(%b: tensor<64xf32>):
+    scf.yield %b : tensor<64xf32>
+  }
+  tt.store %ps, %r : tensor<64x!tt.ptr<f32>>
   tt.return
 }

@@ -1,0 +1,56 @@
+// RUN: triton-mtia-opt %s --convert-tt-to-mtia --canonicalize --cse | FileCheck %s
+
+// `if pid * BLOCK >= n: return` becomes an scf.if around the rest of the
+// kernel; a noinline device function is inlined; tl.debug_barrier is a
+// barrier.
+// CHECK-LABEL: func.func @early_return(
+// CHECK: %[[C:.*]] = arith.cmpi sge
+// CHECK: scf.if %[[C]] {
+// CHECK-NEXT: } else {
+// CHECK: arith.muli
+// CHECK: mtia.barrier
+// CHECK: mtia.dma_out
+// CHECK: }
+// CHECK: return
+tt.func public @early_return(%x: !tt.ptr<i32>, %n: i32) {
+  %c64 = arith.constant 64 : i32
+  %pid = tt.get_program_id x : i32
+  %s = arith.muli %pid, %c64 : i32
+  %done = arith.cmpi sge, %s, %n : i32
+  cf.cond_br %done, ^bb1, ^bb2
+^bb1:
+  tt.return
+^bb2:
+  %v = tt.call @helper(%pid, %n) : (i32, i32) -> i32
+  ttg.barrier all
+  tt.store %x, %v : !tt.ptr<i32>
+  tt.return
+}
+tt.func private @helper(%a: i32, %b: i32) -> i32 attributes {noinline = true} {
+  %0 = arith.muli %a, %b : i32
+  tt.return %0 : i32
+}
+
+// Nested early returns: each cond_br becomes an scf.if; the code after the
+// inner return stays in the branch that does not return.
+// CHECK-LABEL: func.func @nested(
+// CHECK: scf.if %arg1 {
+// CHECK: mtia.dma_out
+// CHECK: scf.if %arg2 {
+// CHECK-NEXT: } else {
+// CHECK: mtia.dma_out
+tt.func public @nested(%x: !tt.ptr<i32>, %a: i1, %b: i1) {
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  cf.cond_br %a, ^bb1, ^bb4
+^bb1:
+  tt.store %x, %c1 : !tt.ptr<i32>
+  cf.cond_br %b, ^bb2, ^bb3
+^bb2:
+  tt.return
+^bb3:
+  tt.store %x, %c2 : !tt.ptr<i32>
+  tt.return
+^bb4:
+  tt.return
+}
