@@ -19,16 +19,33 @@ LogicalResult KernelLowering::lowerYield(scf::YieldOp yield,
                                          ArrayRef<int64_t> yieldCb) {
   SmallVector<Value> scalarYields;
   for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+    auto loop = dyn_cast<scf::ForOp>(yield->getParentOp());
     if (yieldCb[i] < 0) {
+      if (loop && isCarriedPointer(loop, i)) {
+        auto next = carriedPointerNext(loop, i);
+        if (failed(next))
+          return failure();
+        scalarYields.push_back(*next);
+        continue;
+      }
       scalarYields.push_back(scalar(v));
       continue;
     }
-    auto l = tensor(v);
+    // Already appended to the carried CB by its producer (LoopCarried.cpp).
+    if (producedInPlace.contains(v))
+      continue;
+    // A pointer tensor carried as an address tile is computed here.
+    SmallVector<std::pair<int64_t, int64_t>> temps;
+    auto l = loop && isCarriedPointer(loop, i)
+                 ? rematerialize(v, yield.getLoc(), temps)
+                 : tensor(v);
     if (failed(l))
       return failure();
     auto type = cast<RankedTensorType>(v.getType());
     emitCopy(*l, yieldCb[i], tileElementType(type), type.getShape(),
              yield.getLoc());
+    for (auto [tmp, bytes] : temps)
+      mtia::CbPopOp::create(b, yield.getLoc(), tmp, bytes);
   }
   flushPops(yield);
   scf::YieldOp::create(b, yield.getLoc(), scalarYields);
@@ -48,11 +65,22 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
       scalarInits.push_back(scalar(init));
       continue;
     }
-    auto l = tensor(init);
+    // A pointer tensor that only advances: its base is carried as a scalar
+    // (LoopCarried.cpp), or, when not structured, its addresses as a tile.
+    bool pointer = isCarriedPointer(op, i);
+    if (pointer)
+      if (std::optional<Value> base = carriedPointerInit(op, i)) {
+        scalarInits.push_back(*base);
+        continue;
+      }
+    SmallVector<std::pair<int64_t, int64_t>> temps;
+    auto l = pointer ? rematerialize(init, loc, temps) : tensor(init);
     if (failed(l))
       return failure();
     carriedCb[i] = nextCb++;
     emitCopy(*l, carriedCb[i], tileElementType(type), type.getShape(), loc);
+    for (auto [tmp, bytes] : temps)
+      mtia::CbPopOp::create(b, loc, tmp, bytes);
   }
   auto newFor = scf::ForOp::create(b, loc, scalar(op.getLowerBound()),
                                      scalar(op.getUpperBound()),
@@ -77,10 +105,15 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
     for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
       if (carriedCb[i] >= 0) {
         auto type = cast<RankedTensorType>(arg.getType());
-        schedulePop(arg, carriedCb[i],
-                    numElements(type.getShape()) *
-                        mtia::elementBytes(tileElementType(type)));
+        int64_t bytes = numElements(type.getShape()) *
+                        mtia::elementBytes(tileElementType(type));
+        // Carried addresses are read last by the yield, which advances them.
+        if (isCarriedPointer(op, i))
+          pendingPops[op.getBody()->getTerminator()].push_back({carriedCb[i], bytes});
+        else
+          schedulePop(arg, carriedCb[i], bytes);
       }
+    registerYieldTargets(op, carriedCb);
     if (failed(lowerBlock(*op.getBody())))
       return failure();
     auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());

@@ -139,6 +139,22 @@ private:
   LogicalResult lowerReduce(tt::ReduceOp op);
   LogicalResult lowerFor(scf::ForOp op);
   LogicalResult lowerIf(scf::IfOp op);
+  // Matrix and layout ops (Dot.cpp, Layout.cpp).
+  LogicalResult lowerDot(tt::DotOp op);
+  LogicalResult lowerTrans(tt::TransOp op);
+  LogicalResult lowerReshape(tt::ReshapeOp op);
+  LogicalResult lowerJoin(tt::JoinOp op);
+  LogicalResult lowerSplit(tt::SplitOp op);
+  void emitMove(const Lowered &from, int64_t dstCb, Type elemType,
+                ArrayRef<int64_t> shape, Location loc);
+  // Pointer tensors carried by loops (LoopCarried.cpp).
+  bool isCarriedPointer(scf::ForOp loop, unsigned i);
+  bool isCarriedPointerValue(Value v);
+  std::optional<Value> carriedPointerInit(scf::ForOp loop, unsigned i);
+  FailureOr<Value> carriedPointerNext(scf::ForOp loop, unsigned i);
+  void registerYieldTargets(scf::ForOp loop, ArrayRef<int64_t> carriedCb);
+  int64_t newResultTile(Value root, Type elemType, ArrayRef<int64_t> shape,
+                        Location loc);
   LogicalResult lowerYield(scf::YieldOp yield, ArrayRef<int64_t> yieldCb);
 
   // Values.
@@ -207,6 +223,15 @@ private:
   IRMapping scalars;
   DenseMap<Value, Lowered> tensors;
   DenseMap<Value, bool> addressOnly;
+  /// Loop-carried pointer tensors: whether each iter_arg is one, and the
+  /// loop-invariant strides of those whose base is carried as a scalar
+  /// (keyed by the source iter_arg and loop result).
+  DenseMap<Value, bool> carriedPointer;
+  DenseMap<Value, SmallVector<Value>> carriedPtrs;
+  /// Values whose only use is a loop's yield into a carried CB, and those
+  /// that were produced straight into it (their yield copies nothing).
+  DenseMap<Value, int64_t> yieldTargets;
+  DenseSet<Value> producedInPlace;
   DenseMap<Operation *, SmallVector<std::pair<int64_t, int64_t>>> pendingPops;
   int64_t nextCb = 0;
 };

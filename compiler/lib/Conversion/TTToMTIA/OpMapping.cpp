@@ -48,7 +48,8 @@ Type tileElementType(Type type) { return lowerScalarType(elementTypeOf(type)); }
 /// Whether `op` only rearranges the elements of its operand, so that its
 /// result can be a view of the operand's tile.
 bool isViewOp(Operation *op) {
-  return isa<tt::ExpandDimsOp, tt::BroadcastOp, tt::SplatOp>(op);
+  return isa<tt::ExpandDimsOp, tt::BroadcastOp, tt::SplatOp, tt::TransOp,
+             tt::SplitOp, tt::ReshapeOp>(op);
 }
 
 /// The SE opcode of a libdevice function. Our libdevice module

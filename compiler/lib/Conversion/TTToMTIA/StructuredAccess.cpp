@@ -47,7 +47,13 @@ bool KernelLowering::isAddressOnly(Value v) {
                  arith::ExtSIOp, arith::TruncIOp>(user))
       ok = isa<RankedTensorType>(user->getResult(0).getType()) &&
            isAddressOnly(user->getResult(0));
-    (void)idx;
+    else if (auto loop = dyn_cast<scf::ForOp>(user))
+      // The initial value of a pointer tensor the loop only advances.
+      ok = idx >= loop.getNumControlOperands() &&
+           isCarriedPointer(loop, idx - loop.getNumControlOperands());
+    else if (auto loop = dyn_cast_or_null<scf::ForOp>(user->getParentOp()))
+      // The yield of such a pointer tensor (advanced by uniform offsets).
+      ok = isa<scf::YieldOp>(user) && isCarriedPointer(loop, idx);
     if (!ok) {
       result = false;
       break;
@@ -55,7 +61,10 @@ bool KernelLowering::isAddressOnly(Value v) {
   }
   // Loop-carried tensors are data: their storage must exist across
   // iterations.
-  if (isa<BlockArgument>(v) || isa_and_nonnull<scf::ForOp, scf::IfOp>(v.getDefiningOp()))
+  // Iterations only advance a carried pointer tensor (LoopCarried.cpp).
+  if ((isa<BlockArgument>(v) ||
+       isa_and_nonnull<scf::ForOp, scf::IfOp>(v.getDefiningOp())) &&
+      !isCarriedPointerValue(v))
     result = false;
   addressOnly[v] = result;
   return result;
@@ -152,6 +161,10 @@ std::optional<Affine> KernelLowering::analyzeIndex(Value v, Location loc) {
 std::optional<Affine> KernelLowering::analyzePtr(Value v, Location loc) {
   auto type = cast<RankedTensorType>(v.getType());
   int64_t rank = type.getRank();
+  // A pointer tensor carried by a loop as a scalar base.
+  auto carried = carriedPtrs.find(v);
+  if (carried != carriedPtrs.end() && scalar(v))
+    return Affine{scalar(v), carried->second};
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;

@@ -69,12 +69,17 @@ int64_t KernelLowering::newTile(Value root, Type elemType,
 }
 
 /// Collects the ops that read `v`'s storage: its users, and the users of views
-/// of it.
-static void collectReaders(Value v, SmallVectorImpl<Operation *> &readers) {
+/// of it. An address-only user (e.g. the tt.addptr of a gather's indices) is
+/// not computed where it stands but rematerialized where a load, store or
+/// loop consumes it, so its users read `v` too.
+static void collectReaders(Value v, SmallVectorImpl<Operation *> &readers,
+                           function_ref<bool(Value)> isAddressOnly) {
   for (Operation *user : v.getUsers()) {
     readers.push_back(user);
-    if (isViewOp(user))
-      collectReaders(user->getResult(0), readers);
+    for (Value result : user->getResults()) // tt.split has two
+      if (isViewOp(user) ||
+          (isa<RankedTensorType>(result.getType()) && isAddressOnly(result)))
+        collectReaders(result, readers, isAddressOnly);
   }
 }
 
@@ -82,7 +87,7 @@ static void collectReaders(Value v, SmallVectorImpl<Operation *> &readers) {
 /// that defines `root`; with no readers the tile is popped right away.
 void KernelLowering::schedulePop(Value root, int64_t cb, int64_t bytes) {
   SmallVector<Operation *> readers;
-  collectReaders(root, readers);
+  collectReaders(root, readers, [&](Value v) { return isAddressOnly(v); });
   Block *block = root.getParentBlock();
   Operation *last = nullptr;
   for (Operation *reader : readers) {
@@ -120,12 +125,13 @@ void KernelLowering::emitCopy(const Lowered &from, int64_t dstCb, Type elemType,
 }
 
 /// Copies `from` into a fresh dense tile that lives until the command being
-/// lowered has been issued (`temps` collects it for its pop).
+/// lowered has been issued (`temps` collects it for its pop). Making a view
+/// dense (a broadcast or transposed tile a store needs) is MLU work.
 int64_t KernelLowering::copyToNewTile(
     const Lowered &from, Type elemType, ArrayRef<int64_t> shape, Location loc,
     SmallVectorImpl<std::pair<int64_t, int64_t>> *temps) {
   int64_t cb = nextCb++;
-  emitCopy(from, cb, elemType, shape, loc);
+  emitMove(from, cb, elemType, shape, loc);
   temps->push_back({cb, numElements(shape) * mtia::elementBytes(elemType)});
   return cb;
 }
@@ -341,26 +347,16 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
     tensors[op->getResult(0)] = out;
     return success();
   }
-  if (auto reshape = dyn_cast<tt::ReshapeOp>(op)) {
-    auto in = tensor(reshape.getSrc());
-    if (failed(in))
-      return failure();
-    SmallVector<int64_t> shape = shapeOf(reshape.getType());
-    if (!in->isTile()) {
-      tensors[reshape.getResult()] = *in;
-      return success();
-    }
-    Lowered out = *in;
-    if (!in->isDense()) {
-      int64_t cb = newTile(reshape.getResult(), in->elemType, in->shape, loc);
-      emitCopy(*in, cb, in->elemType, in->shape, loc);
-      out = Lowered::tile(cb, in->elemType, in->shape);
-    }
-    out.shape = shape;
-    out.strides = Lowered::denseStrides(shape);
-    tensors[reshape.getResult()] = out;
-    return success();
-  }
+  if (auto reshape = dyn_cast<tt::ReshapeOp>(op))
+    return lowerReshape(reshape);
+  if (auto dot = dyn_cast<tt::DotOp>(op))
+    return lowerDot(dot);
+  if (auto trans = dyn_cast<tt::TransOp>(op))
+    return lowerTrans(trans);
+  if (auto join = dyn_cast<tt::JoinOp>(op))
+    return lowerJoin(join);
+  if (auto split = dyn_cast<tt::SplitOp>(op))
+    return lowerSplit(split);
   if (auto clamp = dyn_cast<tt::ClampFOp>(op)) {
     // clamp(x, lo, hi) = min(max(x, lo), hi), as two SE commands.
     auto x = tensor(clamp.getX()), lo = tensor(clamp.getMin()),
@@ -422,7 +418,7 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, StringRef opcode) 
   for (const Lowered &l : operands)
     srcs.push_back(sourceOf(l, imms));
   SmallVector<int64_t> shape(type.getShape());
-  int64_t cb = newTile(op->getResult(0), type.getElementType(), shape, loc);
+  int64_t cb = newResultTile(op->getResult(0), type.getElementType(), shape, loc);
   mtia::SeOp::create(b, loc, imms, opcode, cb, type.getElementType(), shape,
                        b.getArrayAttr(srcs));
   return success();

@@ -1,17 +1,18 @@
 // RUN: triton-mtia-opt %s --convert-tt-to-mtia --canonicalize --cse | FileCheck %s
 
 // A loop-carried accumulator lives in one CB: initialised before the loop,
-// read at the front each iteration, the next value appended by the yield and
-// the old one popped. The reduction's scalar result is read by the core,
-// because scalar code divides it.
+// read at the front each iteration, the next value appended behind it and
+// the old one popped. The add is the yielded value's only producer, so it
+// appends straight to the carried CB and the yield copies nothing. The
+// reduction's scalar result is read by the core, because scalar code
+// divides it.
 // CHECK-LABEL: func.func @row_mean(
 // CHECK: mtia.se "Copy" %{{.*}} : f32 {cb = [[ACC:[0-9]+]] : i64, elemType = f32, shape = array<i64: 256>, srcs = [#mtia.imm]}
 // CHECK: scf.for
 // CHECK:   mtia.dma_in {{.*}} {cb = [[A:[0-9]+]] : i64, elemType = f32, shape = array<i64: 256>}
-// CHECK:   mtia.se "Add" {cb = [[NEW:[0-9]+]] : i64, {{.*}} srcs = [#mtia.view<cb = [[ACC]], {{.*}}>, #mtia.view<cb = [[A]], {{.*}}>]}
+// CHECK:   mtia.se "Add" {cb = [[ACC]] : i64, {{.*}} srcs = [#mtia.view<cb = [[ACC]], {{.*}}>, #mtia.view<cb = [[A]], {{.*}}>]}
 // CHECK:   mtia.cb_pop {bytes = 1024 : i64, cb = [[ACC]] : i64}
-// CHECK:   mtia.se "Copy" {cb = [[ACC]] : i64, {{.*}} srcs = [#mtia.view<cb = [[NEW]], {{.*}}>]}
-// CHECK:   mtia.cb_pop {bytes = 1024 : i64, cb = [[NEW]] : i64}
+// CHECK-NOT: mtia.se "Copy"
 // CHECK: }
 // CHECK: mtia.se_reduce "Sum" {axis = 0 : i64, cb = [[S:[0-9]+]] : i64, {{.*}} src = #mtia.view<cb = [[ACC]]
 // CHECK: %[[SUM:.*]] = mtia.read {cb = [[S]] : i64, index = 0 : i64} : f32
