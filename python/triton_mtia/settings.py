@@ -83,6 +83,14 @@ class Settings:
     #: Where recorded traces live until written out; None = a private
     #: temporary directory removed at exit.
     trace_dir: Optional[str] = None
+    #: Report every load or store that did not become a strided DMA, and why,
+    #: with its source line: printed to stderr at compile time and kept in
+    #: the compiled kernel's ``metadata.dma_report``.
+    dma_report: bool = False
+    #: Check mode for masked loads without ``other``: masked-out lanes become
+    #: NaN (floats) or the most negative integer instead of zero, so kernels
+    #: that rely on them give visibly wrong results (docs/compiler.md).
+    poison_masked_loads: bool = False
     #: Keep the temporary directory of a failed tool run so its command can
     #: be re-run by hand (the error message prints it either way).
     keep_failed_temps: bool = True

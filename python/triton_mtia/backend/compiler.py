@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import sys
 import shutil
 import subprocess
 import tempfile
@@ -55,8 +56,9 @@ class MTIAOptions:
     sanitize_overflow: bool = True
     arch: str = "mtia2i"
     backend_name: str = BACKEND_NAME
-    #: The PE's DPE/SE have no FP8 types: the frontend reports FP8 use early.
-    supported_fp8_dtypes: Tuple[str, ...] = ()
+    #: FP8 values are converted and moved by the SE (Copy to/from F8E4M3 and
+    #: F8E5M2); the DPE has no FP8 inputs, so dots on them are not accepted.
+    supported_fp8_dtypes: Tuple[str, ...] = ("fp8e4nv", "fp8e5")
     deprecated_fp8_dot_operand_dtypes: Tuple[str, ...] = ()
     #: The DPE accumulates FP32 at full precision; there is no TF32 mode, so
     #: TF32 requests are accepted and computed at (higher) IEEE precision.
@@ -69,6 +71,11 @@ class MTIAOptions:
     fpsan_homomorphic_casts: bool = False
     #: A file (`*.ttir`) that replaces a stage's output (Triton's mechanism).
     ir_override: Optional[str] = None
+    #: Porting aids, defaulted from `triton_mtia.settings` (options, so that
+    #: changing a setting recompiles): the DMA report and the check mode that
+    #: poisons masked-out lanes of loads without `other`.
+    dma_report: Optional[bool] = None
+    poison_masked_loads: Optional[bool] = None
 
     def __post_init__(self):
         # Options must be hashable and JSON-able; Triton passes extern_libs as a dict.
@@ -100,7 +107,7 @@ def _digest(path: Optional[str]) -> str:
 
 
 def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
-              command: Callable[[str, str], List[str]]) -> bytes:
+              command: Callable[[str, str], List[str]], diagnostics: Optional[list] = None) -> bytes:
     """Writes `text` to NAME.in_ext in a fresh temporary directory, runs
     `command(input, output)` there, and returns the bytes of NAME.out_ext.
 
@@ -118,8 +125,20 @@ def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
             shutil.rmtree(workdir, ignore_errors=True)
         raise CompilationError(stage, cmd, proc.returncode, proc.stderr + proc.stdout, kept)
     result = Path(out).read_bytes()
+    if diagnostics is not None:  # remarks of a successful run (--dma-report)
+        diagnostics.extend(line for line in proc.stderr.splitlines() if line.strip())
     shutil.rmtree(workdir, ignore_errors=True)
     return result
+
+
+def _compiler_flags(options) -> List[str]:
+    """Flags of `triton-mtia-compile` chosen by options (see MTIAOptions)."""
+    flags = []
+    if options.dma_report:
+        flags.append("--dma-report")
+    if options.poison_masked_loads:
+        flags.append("--poison-masked-loads")
+    return flags
 
 
 class MTIABackend(BaseBackend):
@@ -145,6 +164,8 @@ class MTIABackend(BaseBackend):
     def parse_options(self, opts: dict) -> MTIAOptions:
         args = {f.name: opts[f.name] for f in fields(MTIAOptions) if opts.get(f.name) is not None}
         args["arch"] = str(self.target.arch)
+        for name in ("dma_report", "poison_masked_loads"):
+            args.setdefault(name, bool(getattr(settings, name)))
         # Upstream warns when fusion is left unset because its GPU default is
         # changing; this backend has no legacy to keep, so it passes its own
         # default (fused multiply-add on the SE) and still obeys the knob that
@@ -197,7 +218,14 @@ class MTIABackend(BaseBackend):
         compiler = settings.require_compiler()
         # str() prints the custom form with locations, which the compiler
         # needs to point its diagnostics at the kernel's Python source.
-        cpp = _run_tool("cpp", name, str(mod), "ttir", "cpp", lambda src, out: [compiler, src, "-o", out])
+        remarks: list = []
+        cpp = _run_tool("cpp", name, str(mod), "ttir", "cpp",
+                        lambda src, out: [compiler, src, "-o", out, *_compiler_flags(options)], remarks)
+        if options.dma_report:
+            # Loads and stores that did not become DMAs, with source lines.
+            metadata["dma_report"] = [line for line in remarks if ": remark: " in line]
+            for line in remarks:
+                print(f"[triton-mtia] {line}", file=sys.stderr)
         return cpp.decode()
 
     @staticmethod
