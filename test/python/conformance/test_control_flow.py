@@ -1,0 +1,114 @@
+"""Loops carrying tensors, while loops, if/else on runtime scalars, nested
+loops, loops with a runtime step, and early returns."""
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from _conf import make
+
+
+@triton.jit
+def row_sum_loop_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK, ), dtype=tl.float32)
+    mx = tl.full((BLOCK, ), -float("inf"), tl.float32)
+    for start in range(0, n_cols, BLOCK):  # runtime trip count
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=0.0)
+        acc += x
+        mx = tl.maximum(mx, tl.where(offs < n_cols, x, -float("inf")))
+    tl.store(out_ptr + 2 * row, tl.sum(acc))
+    tl.store(out_ptr + 2 * row + 1, tl.max(mx))
+
+
+def test_for_loop_carried_tensors(gen):
+    x = make((11, 300), torch.float32, gen)
+    out = torch.empty(22)
+    row_sum_loop_kernel[(11, )](x, out, 300, BLOCK=64)
+    torch.testing.assert_close(out[0::2], x.sum(1), rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(out[1::2], x.amax(1))
+
+
+@triton.jit
+def if_else_kernel(x_ptr, out_ptr, n, mode, threshold, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    if mode == 0:
+        y = x + 1.0
+    elif mode == 1:
+        y = x * 2.0
+    else:
+        y = -x
+    if tl.program_id(0) % 2 == 1:  # branches on the program id
+        y = y + threshold
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_if_else_on_scalars(mode, gen):
+    x = make(700, torch.float32, gen)
+    out = torch.empty_like(x)
+    if_else_kernel[(triton.cdiv(700, 128), )](x, out, 700, mode, 0.25, BLOCK=128)
+    ref = [x + 1, x * 2, -x][mode].clone()
+    odd = (torch.arange(700) // 128) % 2 == 1
+    ref[odd] += 0.25
+    torch.testing.assert_close(out, ref)
+
+
+@triton.jit
+def nested_loop_kernel(out_ptr, n_outer, n_inner, step, BLOCK: tl.constexpr):
+    acc = tl.zeros((BLOCK, ), dtype=tl.int32)
+    for i in range(n_outer):
+        for j in range(0, n_inner, step):
+            acc += i * j + tl.arange(0, BLOCK)
+    tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+
+
+def test_nested_loops_runtime_step():
+    out = torch.empty(16, dtype=torch.int32)
+    nested_loop_kernel[(1, )](out, 5, 13, 3, BLOCK=16)
+    js = list(range(0, 13, 3))
+    ref = sum(i * j for i in range(5) for j in js) + 5 * len(js) * torch.arange(16)
+    torch.testing.assert_close(out, ref.int())
+
+
+@triton.jit
+def while_kernel(out_ptr, limit):
+    # Collatz steps of `limit`: a data-dependent while loop on scalars.
+    n = limit
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    tl.store(out_ptr, steps)
+
+
+def test_while_loop():
+    out = torch.zeros(1, dtype=torch.int32)
+    while_kernel[(1, )](out, 27)
+    assert out.item() == 111
+
+
+@triton.jit
+def early_return_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    if pid % 3 == 0:
+        tl.store(out_ptr + offs, 0.0, mask=offs < n)
+        return
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_early_return(gen):
+    x = make(1000, torch.float32, gen)
+    out = torch.full_like(x, 9.0)
+    early_return_kernel[(triton.cdiv(1000, 64), )](x, out, 1000, BLOCK=64)
+    ref = x.clone()
+    ref[(torch.arange(1000) // 64) % 3 == 0] = 0.0
+    torch.testing.assert_close(out, ref)

@@ -1,0 +1,48 @@
+"""Scalar arguments of each type, specialisation of integer arguments
+(1, multiples of 16), constexpr specialisation."""
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scalars_kernel(out_ptr, i32, i64, f32, flag, u):
+    # The stores convert to fp64. i32 == 1 is specialised to a constant by
+    # Triton's JIT; 16 gets the divisibility hint.
+    tl.store(out_ptr + 0, i32 + 1)
+    tl.store(out_ptr + 1, i64 // 3)
+    tl.store(out_ptr + 2, f32 * 2.0)
+    tl.store(out_ptr + 3, tl.where(flag, 1.0, -1.0))
+    tl.store(out_ptr + 4, u % 1000)
+
+
+@pytest.mark.parametrize("i32", [1, 16, -7, 2**31 - 1])
+def test_scalar_argument_types(i32):
+    out = torch.zeros(5, dtype=torch.float64)
+    i64, f32 = 3 * 2**40 + 5, 1.25
+    scalars_kernel[(1, )](out, i32, i64, f32, True, 2**63 + 12345)
+    expected = torch.tensor([float((i32 + 1 + 2**31) % 2**32 - 2**31), float(i64 // 3), 2.5, 1.0,
+                             float((2**63 + 12345) % 1000)], dtype=torch.float64)
+    torch.testing.assert_close(out, expected)
+
+
+@triton.jit
+def constexpr_kernel(out_ptr, x, SCALE: tl.constexpr, MODE: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    if MODE == "square":
+        y = (offs * SCALE).to(tl.float32) * x
+        y = y * y
+    else:
+        y = (offs + SCALE).to(tl.float32) - x
+    tl.store(out_ptr + offs, y)
+
+
+@pytest.mark.parametrize("scale, mode, n", [(2, "square", 16), (3, "shift", 32), (2, "shift", 16)])
+def test_constexpr_specialisation(scale, mode, n):
+    out = torch.empty(n)
+    constexpr_kernel[(1, )](out, 0.5, SCALE=scale, MODE=mode, N=n)
+    offs = torch.arange(n).float()
+    ref = (offs * scale * 0.5)**2 if mode == "square" else offs + scale - 0.5
+    torch.testing.assert_close(out, ref)
