@@ -18,6 +18,7 @@ from .settings import settings
 
 __all__ = [
     "activate",
+    "reachable",
     "deactivate",
     "configure",
     "simulator",
@@ -30,6 +31,14 @@ __all__ = [
     "CompilationError",
     "KernelFault",
 ]
+
+
+def reachable(*tensors):
+    """Context manager: launches inside it may also access `tensors`, which
+    kernels reach through pointers loaded from memory (see
+    backend/driver.py)."""
+    from .backend.driver import reachable as _reachable
+    return _reachable(*tensors)
 
 
 def activate():

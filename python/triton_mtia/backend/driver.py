@@ -12,6 +12,7 @@ this package never changes which backend a GPU machine uses.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -115,6 +116,27 @@ def _storage_region(arg) -> Tuple[int, int]:
     return storage.data_ptr(), storage.nbytes()
 
 
+#: Allocations kernels reach through pointers loaded from memory (pointer
+#: arrays), which a launch cannot find among its arguments; see `reachable`.
+_reachable_regions: List[Tuple[int, int]] = []
+
+
+@contextlib.contextmanager
+def reachable(*tensors):
+    """Registers the allocations of `tensors` with every launch inside the
+    block. The simulator faults on a DMA outside the allocations registered
+    for a launch, and only pointer arguments are registered automatically;
+    a kernel that loads addresses from a pointer array (grouped GEMM, ragged
+    batches) needs the tensors behind them named here."""
+    regions = [_storage_region(t) for t in tensors]
+    _reachable_regions.extend(regions)
+    try:
+        yield
+    finally:
+        for region in regions:
+            _reachable_regions.remove(region)
+
+
 def _to_int64(value) -> int:
     """Two's-complement wrap to the signed 64-bit slot (u64 values >= 2**63)."""
     v = int(value) & 0xFFFF_FFFF_FFFF_FFFF
@@ -156,6 +178,8 @@ class MTIALauncher:
         sim_args: list = []
         regions: dict = {}
         _flatten_args(self.kinds, args, sim_args, regions)
+        for start, size in _reachable_regions:
+            regions[start] = max(size, regions.get(start, 0))
         if launch_enter_hook is not None:
             launch_enter_hook(launch_metadata)
         runtime.launch(function, self.kernel_name, (grid_x, grid_y, grid_z), sim_args, sorted(regions.items()))
