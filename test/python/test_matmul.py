@@ -1,0 +1,350 @@
+"""Matrix kernels written the way one writes them for a GPU (tl.dot on pointer
+tensors advanced through the K loop, masks on the tails), run unmodified on
+the simulated chip and compared with PyTorch. Shapes are small and not
+multiples of the blocks: the simulator is functional, and the tails are the
+point."""
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+import triton_mtia
+
+# ---------------------------------------------------------------------------
+# Kernels
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    # Programs walk the C tiles in groups of GROUP_M rows so that neighbours
+    # share their A rows (the usual L2-friendly order on GPUs).
+    pid = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * tiles_n
+    group = pid // per_group
+    first_m = group * GROUP_M
+    rows_in_group = min(tiles_m - first_m, GROUP_M)
+    tile_m = first_m + (pid % per_group) % rows_in_group
+    tile_n = (pid % per_group) // rows_in_group
+
+    offs_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+def matmul(a, b, out_dtype=None, block=(32, 32, 16), group_m=4):
+    M, K = a.shape
+    _, N = b.shape
+    c = torch.empty((M, N), dtype=out_dtype or a.dtype)
+    bm, bn, bk = block
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn), )
+    matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                        c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group_m)
+    return c
+
+
+@triton.jit
+def persistent_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, NUM_PROGRAMS: tl.constexpr, BLOCK_M: tl.constexpr,
+                             BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # A fixed number of programs loop over the C tiles (row-major, contiguous
+    # tensors).
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    num_tiles = tl.cdiv(M, BLOCK_M) * tiles_n
+    for tile in tl.range(tl.program_id(0), num_tiles, NUM_PROGRAMS):
+        rows = (tile // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
+        cols = (tile % tiles_n) * BLOCK_N + tl.arange(0, BLOCK_N)
+        ks = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + rows[:, None] * K + ks[None, :]
+        b_ptrs = b_ptr + ks[:, None] * N + cols[None, :]
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k0 in range(0, K, BLOCK_K):
+            a = tl.load(a_ptrs, mask=(rows[:, None] < M) & (ks[None, :] + k0 < K), other=0.0)
+            b = tl.load(b_ptrs, mask=(ks[:, None] + k0 < K) & (cols[None, :] < N), other=0.0)
+            acc += tl.dot(a, b)
+            a_ptrs += BLOCK_K
+            b_ptrs += BLOCK_K * N
+        tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16),
+                 mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@triton.jit
+def grouped_gemm_kernel(a_ptrs_ptr, b_ptrs_ptr, c_ptrs_ptr, sizes_ptr, num_problems, NUM_PROGRAMS: tl.constexpr,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Problem g multiplies A_g [m, k] by B_g [k, n]; the pointers come from
+    # arrays of addresses, the sizes from a [num_problems, 3] table. Tiles of
+    # all problems are numbered one after the other and dealt round-robin.
+    pid = tl.program_id(0)
+    first_tile = 0
+    for g in range(num_problems):
+        m = tl.load(sizes_ptr + g * 3)
+        n = tl.load(sizes_ptr + g * 3 + 1)
+        k = tl.load(sizes_ptr + g * 3 + 2)
+        a_ptr = tl.load(a_ptrs_ptr + g).to(tl.pointer_type(tl.float16))
+        b_ptr = tl.load(b_ptrs_ptr + g).to(tl.pointer_type(tl.float16))
+        c_ptr = tl.load(c_ptrs_ptr + g).to(tl.pointer_type(tl.float32))
+        tiles_n = tl.cdiv(n, BLOCK_N)
+        tiles = tl.cdiv(m, BLOCK_M) * tiles_n
+        # The first tile of this problem that belongs to this program.
+        start = first_tile + (pid - first_tile % NUM_PROGRAMS + NUM_PROGRAMS) % NUM_PROGRAMS
+        for t in range(start, first_tile + tiles, NUM_PROGRAMS):
+            local = t - first_tile
+            rows = (local // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
+            cols = (local % tiles_n) * BLOCK_N + tl.arange(0, BLOCK_N)
+            ks = tl.arange(0, BLOCK_K)
+            a_tile = a_ptr + rows[:, None] * k + ks[None, :]
+            b_tile = b_ptr + ks[:, None] * n + cols[None, :]
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k0 in range(0, k, BLOCK_K):
+                a = tl.load(a_tile, mask=(rows[:, None] < m) & (ks[None, :] < k - k0), other=0.0)
+                b = tl.load(b_tile, mask=(ks[:, None] < k - k0) & (cols[None, :] < n), other=0.0)
+                acc = tl.dot(a, b, acc)
+                a_tile += BLOCK_K
+                b_tile += BLOCK_K * n
+            tl.store(c_ptr + rows[:, None] * n + cols[None, :], acc, mask=(rows[:, None] < m) & (cols[None, :] < n))
+        first_tile += tiles
+
+
+@triton.jit
+def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, stride_h, stride_s, HEAD_DIM: tl.constexpr,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, P_FP16: tl.constexpr):
+    # One program per (query block, head); K and V are streamed in blocks of
+    # BLOCK_N with the online-softmax rescaling of the running sum and output.
+    start_m = tl.program_id(0) * BLOCK_M
+    head = tl.program_id(1)
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    offs_n = tl.arange(0, BLOCK_N)
+    base = head * stride_h
+    q = tl.load(q_ptr + base + offs_m[:, None] * stride_s + offs_d[None, :], mask=offs_m[:, None] < seq_len,
+                other=0.0)
+    m_i = tl.full((BLOCK_M, ), float("-inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M, ), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), tl.float32)
+    qk_scale = sm_scale * 1.4426950408889634  # exp(x) = exp2(x * log2(e))
+    hi = tl.minimum(start_m + BLOCK_M, seq_len) if CAUSAL else seq_len
+    for start_n in range(0, hi, BLOCK_N):
+        kv_rows = start_n + offs_n
+        k = tl.load(k_ptr + base + kv_rows[:, None] * stride_s + offs_d[None, :], mask=kv_rows[:, None] < seq_len,
+                    other=0.0)
+        qk = tl.dot(q, tl.trans(k))
+        valid = kv_rows[None, :] < seq_len
+        if CAUSAL:
+            valid = valid & (offs_m[:, None] >= kv_rows[None, :])
+        qk = tl.where(valid, qk * qk_scale, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + base + kv_rows[:, None] * stride_s + offs_d[None, :], mask=kv_rows[:, None] < seq_len,
+                    other=0.0)
+        if P_FP16:  # the usual GPU choice: P rounded to the input type
+            acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        else:
+            acc = tl.dot(p, v.to(tl.float32), acc * alpha[:, None])
+        m_i = m_new
+    out = acc / l_i[:, None]
+    tl.store(o_ptr + base + offs_m[:, None] * stride_s + offs_d[None, :], out.to(tl.float16),
+             mask=offs_m[:, None] < seq_len)
+
+
+@triton.jit
+def block_row_sum_kernel(x_ptr, out_ptr, rows, cols, stride_row, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    # What a block pointer over [rows, cols] advanced along the columns
+    # becomes in Triton 3.9's ttir: 2-D pointer arithmetic, a pointer tensor
+    # advanced in the loop, and a boundary mask on both dimensions.
+    r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    c = tl.arange(0, BLOCK_C)
+    ptrs = x_ptr + r[:, None] * stride_row + c[None, :]
+    acc = tl.zeros((BLOCK_R, BLOCK_C), tl.float32)
+    for c0 in range(0, cols, BLOCK_C):
+        acc += tl.load(ptrs, mask=(r[:, None] < rows) & (c[None, :] + c0 < cols), other=0.0)
+        ptrs += BLOCK_C
+    tl.store(out_ptr + r, tl.sum(acc, axis=1), mask=r < rows)
+
+
+@triton.jit
+def layout_kernel(x_ptr, y_ptr, t_ptr, j_ptr, s_ptr, M: tl.constexpr, N: tl.constexpr):
+    # trans, join, split and reshape on [M, N] tiles.
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    y = tl.load(y_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(t_ptr + rn[:, None] * M + rm[None, :], tl.trans(x))
+    j = tl.join(x, y)  # [M, N, 2]
+    tl.store(j_ptr + tl.arange(0, M * N * 2), tl.reshape(j, (M * N * 2, )))
+    lo, hi = tl.split(tl.reshape(tl.trans(j, (0, 2, 1)), (M, 2 * N // 2, 2)))
+    tl.store(s_ptr + rm[:, None] * N + rn[None, :], hi * 2 + lo)
+
+
+@triton.jit
+def dot_variants_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                        TRANS_B: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    if TRANS_B:
+        b = tl.trans(tl.load(b_ptr + rn[:, None] * K + rk[None, :]))  # B given as [N, K]
+    else:
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+# ---------------------------------------------------------------------------
+# Tests
+# ---------------------------------------------------------------------------
+
+
+def _check_dpe_busy():
+    stats = triton_mtia.last_launch()
+    assert stats.units.get("dpe", 0) > 0, stats.units
+
+
+@pytest.mark.parametrize("M, N, K", [(64, 64, 64), (45, 70, 37), (96, 33, 100)])
+def test_matmul_fp16(M, N, K, gen):
+    a = torch.randn(M, K, generator=gen).half()
+    b = torch.randn(K, N, generator=gen).half()
+    c = matmul(a, b)
+    torch.testing.assert_close(c, (a.float() @ b.float()).half())
+    _check_dpe_busy()
+
+
+def test_matmul_strided_and_transposed_inputs(gen):
+    # B is the transpose of a contiguous tensor: only its strides change.
+    a = torch.randn(40, 80, generator=gen).half()[:, ::2]
+    b = torch.randn(50, 40, generator=gen).half().t()
+    c = matmul(a, b, out_dtype=torch.float32)
+    torch.testing.assert_close(c, a.float() @ b.float())
+
+
+def test_matmul_bf16_and_fp32(gen):
+    a = torch.randn(33, 48, generator=gen)
+    b = torch.randn(48, 20, generator=gen)
+    torch.testing.assert_close(matmul(a, b), a @ b)
+    torch.testing.assert_close(matmul(a.bfloat16(), b.bfloat16(), out_dtype=torch.float32),
+                               a.bfloat16().float() @ b.bfloat16().float())
+
+
+@pytest.mark.parametrize("trans_b", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.int8])
+def test_dot_variants(trans_b, dtype, gen):
+    M, N, K = 16, 32, 16
+    if dtype == torch.int8:
+        a = torch.randint(-128, 128, (M, K), generator=gen, dtype=torch.int8)
+        b = torch.randint(-128, 128, (N, K) if trans_b else (K, N), generator=gen, dtype=torch.int8)
+        c = torch.empty(M, N, dtype=torch.int32)
+    else:
+        a = torch.randn(M, K, generator=gen).to(dtype)
+        b = torch.randn((N, K) if trans_b else (K, N), generator=gen).to(dtype)
+        c = torch.empty(M, N, dtype=torch.float32)
+    dot_variants_kernel[(1, )](a, b, c, M=M, N=N, K=K, TRANS_B=trans_b)
+    bb = b.t() if trans_b else b
+    if dtype == torch.int8:
+        expected = a.int() @ bb.int()
+        torch.testing.assert_close(c, expected)
+    else:
+        torch.testing.assert_close(c, a.float() @ bb.float())
+    _check_dpe_busy()
+
+
+def test_persistent_matmul(gen):
+    M, N, K = 70, 50, 40
+    a = torch.randn(M, K, generator=gen).half()
+    b = torch.randn(K, N, generator=gen).half()
+    c = torch.empty(M, N, dtype=torch.float16)
+    programs = 4
+    persistent_matmul_kernel[(programs, )](a, b, c, M, N, K, NUM_PROGRAMS=programs, BLOCK_M=32, BLOCK_N=32,
+                                           BLOCK_K=16)
+    torch.testing.assert_close(c, (a.float() @ b.float()).half())
+    assert triton_mtia.last_launch().programs == programs
+    _check_dpe_busy()
+
+
+def test_grouped_gemm(gen):
+    sizes = [(40, 24, 20), (16, 50, 33), (33, 33, 16)]
+    a = [torch.randn(m, k, generator=gen).half() for m, n, k in sizes]
+    b = [torch.randn(k, n, generator=gen).half() for m, n, k in sizes]
+    c = [torch.empty(m, n) for m, n, k in sizes]
+    a_ptrs = torch.tensor([t.data_ptr() for t in a], dtype=torch.int64)
+    b_ptrs = torch.tensor([t.data_ptr() for t in b], dtype=torch.int64)
+    c_ptrs = torch.tensor([t.data_ptr() for t in c], dtype=torch.int64)
+    table = torch.tensor(sizes, dtype=torch.int32)
+    programs = 5
+    # The matrices are reached only through the pointer arrays.
+    with triton_mtia.reachable(*a, *b, *c):
+        grouped_gemm_kernel[(programs, )](a_ptrs, b_ptrs, c_ptrs, table, len(sizes), NUM_PROGRAMS=programs,
+                                          BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)
+    for x, y, out in zip(a, b, c):
+        torch.testing.assert_close(out, x.float() @ y.float())
+
+
+@pytest.mark.parametrize("causal, p_fp16", [(False, False), (True, False), (True, True)])
+def test_attention_forward(causal, p_fp16, gen):
+    heads, seq, dim = 2, 50, 16
+    q = torch.randn(heads, seq, dim, generator=gen).half()
+    k = torch.randn(heads, seq, dim, generator=gen).half()
+    v = torch.randn(heads, seq, dim, generator=gen).half()
+    o = torch.empty_like(q)
+    scale = dim**-0.5
+    grid = (triton.cdiv(seq, 16), heads)
+    attention_fwd_kernel[grid](q, k, v, o, seq, scale, q.stride(0), q.stride(1), HEAD_DIM=dim, BLOCK_M=16,
+                               BLOCK_N=16, CAUSAL=causal, P_FP16=p_fp16)
+    expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal,
+                                                                scale=scale)
+    # Rounding P (in [0, 1]) to fp16 before the second dot is an error of up
+    # to 2^-11 per weight, by the kernel's design; with P in f32 only the
+    # output rounding is left and fp16's default tolerances apply.
+    tol = dict(atol=1e-3, rtol=1e-3) if p_fp16 else {}
+    torch.testing.assert_close(o, expected.half(), **tol)
+    _check_dpe_busy()
+
+
+def test_block_pointer_style_row_sum(gen):
+    base = torch.randn(37, 150, generator=gen)
+    x = base[:, :130]  # the row stride is not the row length
+    out = torch.empty(37)
+    block_row_sum_kernel[(triton.cdiv(37, 8), )](x, out, 37, 130, x.stride(0), BLOCK_R=8, BLOCK_C=32)
+    torch.testing.assert_close(out, x.sum(dim=1))
+
+
+def test_matmul_loads_stay_dmas():
+    """The K loop's pointer tensors are loop-carried; the loads must still be
+    strided DMAs, and the accumulator must stay on the DPE."""
+    a = torch.zeros(8, 8, dtype=torch.float16)
+    compiled = matmul_kernel.warmup(a, a, a, 8, 8, 8, 8, 1, 8, 1, 8, 1, BLOCK_M=32, BLOCK_N=32, BLOCK_K=16,
+                                    GROUP_M=4, grid=(1, ))
+    cpp = compiled.asm["cpp"]
+    assert "gatherIn" not in cpp
+    assert cpp.count("dmaIn(") == 2 and "dpe(" in cpp
+
+
+def test_layout_ops(gen):
+    M, N = 8, 16
+    x = torch.randn(M, N, generator=gen)
+    y = torch.randn(M, N, generator=gen)
+    t = torch.empty(N, M)
+    j = torch.empty(M * N * 2)
+    s = torch.empty(M, N)
+    layout_kernel[(1, )](x, y, t, j, s, M=M, N=N)
+    torch.testing.assert_close(t, x.t())
+    torch.testing.assert_close(j, torch.stack([x, y], dim=-1).reshape(-1))
+    # trans(j, (0, 2, 1)) is [M, 2, N] = stack([x, y], 1); reshaped to
+    # [M, N, 2] row-major its pairs are (x0, x1), ..., (y0, y1), ...
+    pairs = torch.stack([x, y], dim=1).reshape(M, N, 2)
+    torch.testing.assert_close(s, pairs[..., 1] * 2 + pairs[..., 0])
