@@ -18,31 +18,30 @@ PASSING = [
     "rms_norm_bf16", "rms_norm_bf16.backward",
     "fused_add_rms_norm", "fused_add_rms_norm.backward",
     "layer_norm", "layer_norm.backward",
+    "group_norm", "group_norm.backward",
     "poly_norm", "poly_norm.backward",
     "dyt",
     "softmax", "softmax.backward",
+    "sparsemax", "sparsemax.backward",
     "swiglu", "swiglu.backward",
     "swiglu_fused_gate_up", "swiglu_fused_gate_up.backward",
     "geglu", "geglu.backward",
     "relu_squared", "relu_squared.backward",
     "rope", "rope.backward",
     "qwen2vl_mrope", "qwen2vl_mrope.backward",
+    "llama4_rope", "llama4_rope.backward",
+    "cross_entropy", "cross_entropy.backward",
+    "cross_entropy_softcap_smoothing", "cross_entropy_softcap_smoothing.backward",
+    "fused_linear_cross_entropy", "fused_linear_cross_entropy.backward",
     "kl_div", "kl_div.backward",
     "jsd", "jsd.backward",
     "fused_linear_jsd", "fused_linear_jsd.backward",
     "tvd", "tvd.backward",
+    "fused_neighborhood_attention", "fused_neighborhood_attention.backward",
 ]  # yapf: disable
 
 #: Forward cases that fail today, and why (the backward of each is blocked).
-FAILING = {
-    "group_norm": "simulator reports a deadlock in _group_norm_forward_kernel",
-    "sparsemax": "tt.scan (tl.cumsum) is not lowered yet",
-    "llama4_rope": "early return (more than one block) is not lowered yet",
-    "cross_entropy": "tl.debug_barrier (ttg.barrier) is not lowered yet",
-    "cross_entropy_softcap_smoothing": "tl.debug_barrier (ttg.barrier) is not lowered yet",
-    "fused_linear_cross_entropy": "tl.debug_barrier (ttg.barrier) is not lowered yet",
-    "fused_neighborhood_attention": "tl.trans / tl.dot are not lowered yet",
-}
+FAILING = {}
 
 #: Backward cases that fail although their forward passes.
 FAILING_BACKWARD = {
