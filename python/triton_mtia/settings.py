@@ -90,6 +90,10 @@ class Settings:
     #: Check mode for masked loads without ``other``: masked-out lanes become
     #: NaN (floats) or the most negative integer instead of zero, so kernels
     #: that rely on them give visibly wrong results (docs/compiler.md).
+    #: Both are defaults of the launch options of the same names, read when a
+    #: kernel is compiled: a specialization already compiled in this process
+    #: keeps its code unless the option is passed at launch
+    #: (``kernel[grid](..., poison_masked_loads=True)``).
     poison_masked_loads: bool = False
     #: Keep the temporary directory of a failed tool run so its command can
     #: be re-run by hand (the error message prints it either way).
