@@ -17,13 +17,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <sys/mman.h>
 
 namespace mtia::sim {
 
 namespace {
-
-constexpr size_t kGuardBytes = 4096;
 
 Core &coreOf(Ctx *c) { return *static_cast<Core *>(c->impl); }
 
@@ -176,10 +173,7 @@ int64_t boxElements(const Box &b) {
 // Fiber
 //===----------------------------------------------------------------------===//
 
-Core::~Core() {
-  if (stack_)
-    munmap(stack_, stackBytes_ + kGuardBytes);
-}
+Core::~Core() = default;
 
 void Core::begin(const KernelRun &run, int64_t first, int64_t last, Cycle start) {
   run_ = run;
@@ -200,28 +194,7 @@ void Core::begin(const KernelRun &run, int64_t first, int64_t last, Cycle start)
     return;
 
   Chip &chip = pe_.chip();
-  size_t want = size_t(chip.config().fiber_stack_bytes);
-  if (stackBytes_ != want) {
-    if (stack_)
-      munmap(stack_, stackBytes_ + kGuardBytes);
-    // The lowest page stays inaccessible: a kernel overflowing its stack
-    // faults instead of corrupting a neighbour.
-    stack_ = mmap(nullptr, want + kGuardBytes, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (stack_ == MAP_FAILED) {
-      stack_ = nullptr;
-      throw std::bad_alloc();
-    }
-    mprotect(stack_, kGuardBytes, PROT_NONE);
-    stackBytes_ = want;
-  }
-  getcontext(&context_);
-  context_.uc_stack.ss_sp = static_cast<char *>(stack_) + kGuardBytes;
-  context_.uc_stack.ss_size = stackBytes_;
-  context_.uc_link = nullptr;
-  uintptr_t self = reinterpret_cast<uintptr_t>(this);
-  makecontext(&context_, reinterpret_cast<void (*)()>(&Core::fiberMain), 2,
-              unsigned(self & 0xffffffffu), unsigned(self >> 32));
+  fiber_.prepare(size_t(chip.config().fiber_stack_bytes), &Core::fiberMain, this);
 
   ctx_.ops = &kDeviceOps;
   ctx_.impl = this;
@@ -231,9 +204,7 @@ void Core::begin(const KernelRun &run, int64_t first, int64_t last, Cycle start)
   chip.events().schedule(start, this, 0);
 }
 
-void Core::fiberMain(unsigned lo, unsigned hi) {
-  reinterpret_cast<Core *>(uintptr_t(lo) | (uintptr_t(hi) << 32))->runPrograms();
-}
+void Core::fiberMain(void *core) { static_cast<Core *>(core)->runPrograms(); }
 
 void Core::runPrograms() {
   Chip &chip = pe_.chip();
@@ -252,7 +223,7 @@ void Core::runPrograms() {
   finished_ = true;
   chip.noteActivity(finishTime());
   // A finished fiber is never resumed; the next launch makes a fresh one.
-  swapcontext(&context_, chip.mainContext());
+  fiber_.yield();
   std::abort();
 }
 
@@ -261,10 +232,10 @@ void Core::onEvent(uint32_t) {
   const Cycle now = pe_.chip().events().now();
   time_ = std::max(time_, now);
   otherTime_ = std::max(otherTime_, now);
-  swapcontext(pe_.chip().mainContext(), &context_);
+  fiber_.resume();
 }
 
-void Core::suspend() { swapcontext(&context_, pe_.chip().mainContext()); }
+void Core::suspend() { fiber_.yield(); }
 
 void Core::resumeSoon() {
   if (resumeScheduled_)
@@ -276,7 +247,7 @@ void Core::resumeSoon() {
 
 void Core::abort(const Fault &f) {
   pe_.chip().recordFault(f);
-  swapcontext(&context_, pe_.chip().mainContext());
+  fiber_.yield();
   std::abort(); // an aborted fiber is never resumed
 }
 

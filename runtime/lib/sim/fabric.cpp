@@ -39,6 +39,17 @@ void boxSpan(const Box4 &b, uint64_t addr, int64_t es, uint64_t &lo, uint64_t &h
   hi = addr + uint64_t(maxOff * es + es);
 }
 
+/// Whether the (non-empty) valid box lies in SRAM scratch: its bytes are
+/// then charged to `req` at once (write: as a store) and true returned.
+bool chargeScratch(MemorySystem &mem, MemoryRequest &req, const Box4 &b, uint64_t addr,
+                   int64_t es, uint64_t bytes, bool write) {
+  if (bytes == 0)
+    return false;
+  uint64_t lo, hi;
+  boxSpan(b, addr, es, lo, hi);
+  return write ? mem.writeScratch(req, lo, hi, bytes) : mem.readScratch(req, lo, hi, bytes);
+}
+
 /// Calls f(tileOffset, memAddress, count) for each innermost row of the valid
 /// box; offsets in elements, the address in bytes.
 template <class F> void forEachRow(const Box4 &b, uint64_t addr, int64_t es, F &&f) {
@@ -199,26 +210,33 @@ DmaOutcome dmaBoxIn(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const 
   const int64_t es = dtypeSize(t);
   if (!boxInBounds(mem, b, addr, es, out))
     return out;
+  out.bytes = uint64_t(b.validElements() * es);
   if (functional && b.validElements() != b.tileElements())
     for (int64_t i = 0, n = b.tileElements(); i < n; ++i)
       std::memcpy(tile + i * es, pad, es);
+  // A box inside SRAM scratch costs its bytes whatever its shape: charge
+  // them at once instead of row by row (the hot path of SRAM-fed GEMMs).
+  const bool charged = chargeScratch(mem, req, b, addr, es, out.bytes, false);
+  if (charged && !functional)
+    return out;
   const int64_t inner = b.stride[3];
   forEachRow(b, addr, es, [&](int64_t tileOff, uint64_t a, int64_t count) {
     uint8_t *dst = tile + tileOff * es;
     if (inner == 1) {
       if (functional)
         std::memcpy(dst, reinterpret_cast<const void *>(a), count * es);
-      mem.read(req, a, count * es);
+      if (!charged)
+        mem.read(req, a, count * es);
       return;
     }
     for (int64_t i = 0; i < count; ++i) {
       uint64_t e = a + uint64_t(i * inner * es);
       if (functional)
         std::memcpy(dst + i * es, reinterpret_cast<const void *>(e), es);
-      mem.read(req, e, es);
+      if (!charged)
+        mem.read(req, e, es);
     }
   });
-  out.bytes = uint64_t(b.validElements() * es);
   return out;
 }
 
@@ -229,23 +247,28 @@ DmaOutcome dmaBoxOut(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const
   const int64_t es = dtypeSize(t);
   if (!boxInBounds(mem, b, addr, es, out))
     return out;
+  out.bytes = uint64_t(b.validElements() * es);
+  const bool charged = chargeScratch(mem, req, b, addr, es, out.bytes, true);
+  if (charged && !functional)
+    return out;
   const int64_t inner = b.stride[3];
   forEachRow(b, addr, es, [&](int64_t tileOff, uint64_t a, int64_t count) {
     const uint8_t *src = tile + tileOff * es;
     if (inner == 1) {
       if (functional)
         std::memcpy(reinterpret_cast<void *>(a), src, count * es);
-      mem.write(req, a, count * es);
+      if (!charged)
+        mem.write(req, a, count * es);
       return;
     }
     for (int64_t i = 0; i < count; ++i) {
       uint64_t e = a + uint64_t(i * inner * es);
       if (functional)
         std::memcpy(reinterpret_cast<void *>(e), src + i * es, es);
-      mem.write(req, e, es);
+      if (!charged)
+        mem.write(req, e, es);
     }
   });
-  out.bytes = uint64_t(b.validElements() * es);
   return out;
 }
 

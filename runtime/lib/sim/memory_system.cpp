@@ -18,6 +18,15 @@ bool AddressMap::inSram(uint64_t addr) const {
   return addr < it->addr + it->bytes;
 }
 
+bool AddressMap::inSram(uint64_t lo, uint64_t hi) const {
+  auto it = std::upper_bound(sram_.begin(), sram_.end(), lo,
+                             [](uint64_t a, const Region &r) { return a < r.addr; });
+  if (it == sram_.begin())
+    return false;
+  --it;
+  return hi >= lo && hi <= it->addr + it->bytes;
+}
+
 uint64_t AddressMap::sramBytes(uint64_t regionBytes) const {
   uint64_t total = 0;
   for (const Region &r : sram_)
@@ -200,6 +209,22 @@ void MemorySystem::write(MemoryRequest &req, uint64_t addr, uint64_t len) {
     }
     a += piece;
   }
+}
+
+bool MemorySystem::readScratch(MemoryRequest &req, uint64_t lo, uint64_t hi, uint64_t bytes) {
+  if (!allocations_.inSram(lo, hi))
+    return false;
+  req.sramReadBytes += double(bytes);
+  sramBytesRead_ += bytes;
+  return true;
+}
+
+bool MemorySystem::writeScratch(MemoryRequest &req, uint64_t lo, uint64_t hi, uint64_t bytes) {
+  if (!allocations_.inSram(lo, hi))
+    return false;
+  req.sramWriteBytes += double(bytes);
+  sramBytesWritten_ += bytes;
+  return true;
 }
 
 // Accesses without an address spread evenly over the channels.

@@ -27,6 +27,7 @@
 #include "mtia/sim/simd_engine.h"
 #include "mtia/sim/stats.h"
 #include "mtia/sim/trace.h"
+#include "mtia/sim/zeroed_memory.h"
 
 #include <array>
 #include <functional>
@@ -34,7 +35,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-#include <ucontext.h>
 
 namespace mtia::sim {
 
@@ -93,8 +93,6 @@ public:
   void print(const std::string &text) const;
   /// Byte buffer `slot` (0..kScratchSlots-1), as large as local memory.
   uint8_t *scratch(int slot) { return scratch_[slot].data(); }
-  /// The scheduler's context, which fibers switch back to.
-  ucontext_t *mainContext() { return &mainContext_; }
   /// Records a fault raised on a fiber; the event loop stops after the
   /// current event.
   void recordFault(const Fault &f) { pendingFault_ = f; }
@@ -113,10 +111,9 @@ private:
   TraceRecorder trace_;
   SeScratch seScratch_;
   static constexpr int kScratchSlots = 6;
-  std::vector<uint8_t> scratch_[kScratchSlots];
+  ZeroedMemory scratch_[kScratchSlots];
   PrintSink printSink_;
   std::vector<std::unique_ptr<Pe>> pes_;
-  ucontext_t mainContext_{};
   std::optional<Fault> pendingFault_;
   Cycle lastActivity_ = 0;
 

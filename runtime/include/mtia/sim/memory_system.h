@@ -56,6 +56,8 @@ public:
   bool contains(uint64_t lo, uint64_t hi) const;
   /// True when `addr` lies in an allocation placed in SRAM.
   bool inSram(uint64_t addr) const;
+  /// True when [lo, hi) lies inside one allocation placed in SRAM.
+  bool inSram(uint64_t lo, uint64_t hi) const;
   /// Bytes of SRAM the scratch allocations occupy, in whole regions of
   /// `regionBytes` (each allocation rounded up on its own).
   uint64_t sramBytes(uint64_t regionBytes) const;
@@ -103,6 +105,12 @@ public:
   /// Charges `len` bytes straight to LPDDR, bypassing the SRAM (accesses
   /// whose addresses are unknown, as in timing-only gathers).
   void readUncached(MemoryRequest &req, uint64_t len);
+  /// When [lo, hi) lies in one SRAM scratch allocation, charges `bytes` of
+  /// reads / writes to the SRAM at once and returns true (what read / write
+  /// would charge access by access, without walking the accesses); else
+  /// charges nothing and returns false.
+  bool readScratch(MemoryRequest &req, uint64_t lo, uint64_t hi, uint64_t bytes);
+  bool writeScratch(MemoryRequest &req, uint64_t lo, uint64_t hi, uint64_t bytes);
   void writeUncached(MemoryRequest &req, uint64_t len);
   /// Reserves the servers for what `req` accumulated.
   MemoryTiming finish(MemoryRequest &req);

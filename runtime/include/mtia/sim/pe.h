@@ -32,12 +32,13 @@
 #include "mtia/sim/circular_buffer.h"
 #include "mtia/sim/command.h"
 #include "mtia/sim/fault.h"
+#include "mtia/sim/fiber.h"
 #include "mtia/sim/simd_engine.h"
 #include "mtia/sim/stats.h"
+#include "mtia/sim/zeroed_memory.h"
 
 #include <string>
 #include <vector>
-#include <ucontext.h>
 
 namespace mtia::sim {
 
@@ -175,7 +176,7 @@ public:
   uint64_t core1Commands = 0;
 
 private:
-  static void fiberMain(unsigned lo, unsigned hi);
+  static void fiberMain(void *core);
   void runPrograms();
   /// Suspends the fiber until an event resumes it.
   void suspend();
@@ -210,9 +211,7 @@ private:
   [[noreturn]] void fail(const char *kind, int32_t cb, const std::string &message) const;
 
   Pe &pe_;
-  ucontext_t context_{};
-  void *stack_ = nullptr;
-  size_t stackBytes_ = 0;
+  Fiber fiber_;
 
   KernelRun run_;
   Ctx ctx_{};
@@ -293,7 +292,7 @@ private:
 
   Chip &chip_;
   int32_t id_;
-  std::vector<uint8_t> local_;
+  ZeroedMemory local_;
   CircularBuffer cbs_[kMaxCbs];
   int32_t numCbs_ = 0;
   Unit units_[kNumUnits];
