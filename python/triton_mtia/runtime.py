@@ -63,17 +63,24 @@ def _merge(base: dict, overrides: dict, where: str) -> dict:
     return merged
 
 
-def configure(preset: Optional[str] = None, **overrides: Any):
+def configure(preset: Optional[str] = None, config_file: Optional[str] = None, **overrides: Any):
     """Replaces the process-wide simulator by one built from `preset`
-    (default: `settings.preset`) with `overrides` applied, e.g.
-    ``configure("mtia2i", timing_only=True)``. Returns the simulator."""
+    (default: `settings.preset`), then the JSON file `config_file` if given
+    (``{"name": number, ...}``, a flat object of parameters; see
+    docs/simulator.md), then `overrides`, e.g.
+    ``configure("mtia2i", config_file="chip.json", timing_only=True)``.
+    An unknown key, in the file or the overrides, is an error naming it.
+    Returns the simulator."""
     global _simulator
     sim = _sim_module()
     name = preset or settings.preset
     table = sim.presets()
     if name not in table:
         raise ValueError(f"unknown simulator preset '{name}'; known: {sorted(table)}")
-    _simulator = sim.Simulator(_merge(table[name], overrides, name))
+    base = table[name]
+    if config_file is not None:
+        base = sim.load_config(os.fspath(config_file), base)
+    _simulator = sim.Simulator(_merge(base, overrides, name))
     settings.preset = name
     return _simulator
 

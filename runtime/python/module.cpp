@@ -4,7 +4,9 @@
 //   Simulator(config: dict | None = None)
 //     .config -> dict of every parameter
 //     .launch(so_path, kernel_name, grid, args, regions, trace_path=None) -> dict
+//   Simulator.from_file(path, overrides: dict | None = None)
 //   presets() -> {"mtia2i": dict, "small": dict}
+//   load_config(path, base: dict | None = None) -> dict
 //   KernelFault(RuntimeError): kind, pe, unit, cb, command, message, file, line
 // Device prints (printTile) are written to sys.stdout.
 // The GIL is released while a launch simulates.
@@ -31,10 +33,9 @@ py::dict configToDict(const sim::Config &cfg) {
   return d;
 }
 
-/// mtia2i defaults with `overrides` applied; unknown keys raise ValueError
-/// naming the key.
-sim::Config configFromDict(const py::object &overrides) {
-  sim::Config cfg = sim::mtia2iPreset();
+/// `base` (default mtia2i) with `overrides` applied; unknown keys raise
+/// ValueError naming the key.
+sim::Config configFromDict(const py::object &overrides, sim::Config cfg = sim::mtia2iPreset()) {
   if (overrides.is_none())
     return cfg;
   for (auto item : overrides.cast<py::dict>()) {
@@ -183,6 +184,18 @@ PYBIND11_MODULE(_mtia_sim, m) {
            }),
            py::arg("config") = py::none(),
            "A simulated chip: mtia2i defaults with `config` overrides applied.")
+      .def_static(
+          "from_file",
+          [](const std::string &path, const py::object &overrides) {
+            sim::Config cfg = configFromDict(
+                overrides, sim::loadConfigFile(path, sim::mtia2iPreset()));
+            auto sim = std::make_unique<rt::Simulator>(cfg);
+            sim->setPrintSink(writeToPythonStdout);
+            return sim;
+          },
+          py::arg("path"), py::arg("overrides") = py::none(),
+          "A simulated chip: mtia2i defaults, then the JSON config file `path` "
+          "({\"name\": number, ...}), then `overrides`. Unknown keys raise ValueError naming them.")
       .def_property_readonly(
           "config", [](const rt::Simulator &s) { return configToDict(s.config()); },
           "Every parameter of the chip, by name.")
@@ -202,6 +215,14 @@ PYBIND11_MODULE(_mtia_sim, m) {
         return d;
       },
       "Named chip configurations.");
+  m.def(
+      "load_config",
+      [](const std::string &path, const py::object &base) {
+        return configToDict(sim::loadConfigFile(path, configFromDict(base)));
+      },
+      py::arg("path"), py::arg("base") = py::none(),
+      "Every parameter: `base` (a dict over mtia2i; default mtia2i) with the JSON config "
+      "file `path` applied. Raises ValueError naming an unknown key.");
   m.def(
       "parameter_sources",
       [] {

@@ -4,7 +4,14 @@
 
 #include "mtia/device.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace mtia::sim {
@@ -104,6 +111,134 @@ void Config::validate() const {
   require(fiber_stack_bytes >= 64 * 1024, "fiber_stack_bytes",
           "must be >= 64 KiB");
   require(trace_max_events >= 0, "trace_max_events", "must be >= 0");
+}
+
+namespace {
+
+/// The flat JSON object of a config file, read value by value into a
+/// Config. Only what such a file holds: strings as keys, numbers and
+/// booleans as values.
+class ConfigJsonReader {
+public:
+  ConfigJsonReader(const std::string &text, const std::string &where)
+      : text_(text), where_(where) {}
+
+  void applyTo(Config &cfg) {
+    expect('{');
+    std::set<std::string> seen;
+    if (peek() == '}') {
+      ++pos_;
+    } else {
+      for (;;) {
+        const std::string key = readString();
+        if (!seen.insert(key).second)
+          fail("parameter '" + key + "' is given twice");
+        expect(':');
+        Config::Value v = readValue(key);
+        try {
+          cfg.set(key, v);
+        } catch (const std::invalid_argument &e) {
+          fail(e.what());
+        }
+        if (peek() == ',') {
+          ++pos_;
+          continue;
+        }
+        expect('}');
+        break;
+      }
+    }
+    if (peek() != '\0')
+      syntax("text after the closing '}'");
+    try {
+      cfg.validate();
+    } catch (const std::invalid_argument &e) {
+      fail(e.what());
+    }
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &what) const {
+    throw std::invalid_argument(where_ + ": " + what);
+  }
+  [[noreturn]] void syntax(const std::string &what) const {
+    fail("invalid JSON at offset " + std::to_string(pos_) + ": " + what);
+  }
+  /// The next non-blank character ('\0' at the end), not consumed.
+  char peek() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  void expect(char c) {
+    if (peek() != c)
+      syntax(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string readString() {
+    expect('"');
+    std::string out;
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      char c = text_[pos_++];
+      if (c == '\\') {
+        if (pos_ >= text_.size())
+          break;
+        c = text_[pos_++];
+        if (c != '"' && c != '\\' && c != '/')
+          syntax("escape sequences other than \\\" \\\\ \\/ have no use in parameter names");
+      }
+      out += c;
+    }
+    if (pos_ >= text_.size())
+      syntax("unterminated string");
+    ++pos_;
+    return out;
+  }
+  Config::Value readValue(const std::string &key) {
+    const char c = peek();
+    for (const char *word : {"true", "false"})
+      if (text_.compare(pos_, std::strlen(word), word) == 0) {
+        pos_ += std::strlen(word);
+        return int64_t(word[0] == 't');
+      }
+    if (c != '-' && !std::isdigit(static_cast<unsigned char>(c)))
+      fail("parameter '" + key + "' takes a number");
+    const char *begin = text_.c_str() + pos_;
+    char *end = nullptr;
+    const double d = std::strtod(begin, &end);
+    if (end == begin)
+      syntax("expected a number");
+    const std::string lexeme(begin, size_t(end - begin));
+    pos_ += lexeme.size();
+    // Integers stay exact (an int64 above 2^53 would not survive a double).
+    if (lexeme.find_first_of(".eE") == std::string::npos) {
+      errno = 0;
+      long long i = std::strtoll(lexeme.c_str(), nullptr, 10);
+      if (errno == 0)
+        return int64_t(i);
+    }
+    return d;
+  }
+
+  const std::string &text_;
+  const std::string &where_;
+  size_t pos_ = 0;
+};
+
+} // namespace
+
+void applyConfigJson(Config &cfg, const std::string &text, const std::string &where) {
+  ConfigJsonReader(text, where).applyTo(cfg);
+}
+
+Config loadConfigFile(const std::string &path, Config base) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::invalid_argument("cannot read simulator config file '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  applyConfigJson(base, text.str(), path);
+  return base;
 }
 
 Config mtia2iPreset() { return Config(); }

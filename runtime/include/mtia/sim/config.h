@@ -103,6 +103,17 @@ struct Config {
   double sramBytesPerCycle() const { return sram_gbps / clock_ghz; }
 };
 
+/// Applies the JSON object `text`, {"name": value, ...}, to `cfg`: each
+/// value a number, or true / false for 1 / 0. A flat object on purpose: a
+/// config file is the preset's table with some entries changed. Throws
+/// std::invalid_argument naming the key (unknown parameter, a value of the
+/// wrong kind, repeated) or the offset of a syntax error, prefixed by
+/// `where` (the file name). `cfg` is validated afterwards.
+void applyConfigJson(Config &cfg, const std::string &text, const std::string &where);
+/// `base` with the JSON file at `path` applied. Throws std::invalid_argument
+/// when the file cannot be read or is not a valid config.
+Config loadConfigFile(const std::string &path, Config base);
+
 /// The MTIA-2i-class chip, every parameter at its default.
 Config mtia2iPreset();
 /// A 2x2-PE chip with a fraction of the bandwidth: proves the model is
