@@ -63,9 +63,10 @@ static bool isUniformIndex(Value v) {
 }
 
 /// Whether iter_arg `i` of `loop` is a tensor of pointers that only advances
-/// by uniform offsets (a chain of tt.addptr from the iter_arg to the yield)
-/// and is used only as an address. Memoized per iter_arg; a query reached
-/// again while it is being answered (through the yield) assumes yes.
+/// by uniform offsets (a chain of tt.addptr, and of inner loops that carry it
+/// the same way, from the iter_arg to the yield) and is used only as an
+/// address. Memoized per iter_arg; a query reached again while it is being
+/// answered (through the yield) assumes yes.
 bool KernelLowering::isCarriedPointer(scf::ForOp loop, unsigned i) {
   Value arg = loop.getRegionIterArgs()[i];
   auto it = carriedPointer.find(arg);
@@ -77,12 +78,21 @@ bool KernelLowering::isCarriedPointer(scf::ForOp loop, unsigned i) {
     // The yielded value is arg + uniform + uniform + ...
     Value v = loop.getBody()->getTerminator()->getOperand(i);
     while (v != arg) {
-      auto addptr = v.getDefiningOp<tt::AddPtrOp>();
-      if (!addptr || !isUniformIndex(addptr.getOffset())) {
-        result = false;
-        break;
+      if (auto addptr = v.getDefiningOp<tt::AddPtrOp>();
+          addptr && isUniformIndex(addptr.getOffset())) {
+        v = addptr.getPtr();
+        continue;
       }
-      v = addptr.getPtr();
+      // An inner loop that advances it: `for ...: for ...: ptrs += BLOCK`.
+      if (auto inner = v.getDefiningOp<scf::ForOp>()) {
+        unsigned j = cast<OpResult>(v).getResultNumber();
+        if (isCarriedPointer(inner, j)) {
+          v = inner.getInitArgs()[j];
+          continue;
+        }
+      }
+      result = false;
+      break;
     }
   }
   carriedPointer[arg] = result;
@@ -91,9 +101,11 @@ bool KernelLowering::isCarriedPointer(scf::ForOp loop, unsigned i) {
   // Every use of the iter_arg and of the loop's result is an address.
   auto addressUse = [&](OpOperand &use) {
     Operation *user = use.getOwner();
-    if (isa<scf::YieldOp>(user))
-      return user->getParentOp() == loop.getOperation() &&
-             use.getOperandNumber() == i;
+    if (isa<scf::YieldOp>(user)) {
+      // Yielded by this loop, or by an enclosing one that carries it too.
+      auto parent = dyn_cast<scf::ForOp>(user->getParentOp());
+      return parent && isCarriedPointer(parent, use.getOperandNumber());
+    }
     if (auto load = dyn_cast<tt::LoadOp>(user))
       return use.get() == load.getPtr();
     if (auto store = dyn_cast<tt::StoreOp>(user))

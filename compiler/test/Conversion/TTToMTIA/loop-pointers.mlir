@@ -101,3 +101,44 @@ tt.func public @carried_gather(%x_ptr: !tt.ptr<f32>, %idx_ptr: !tt.ptr<i32>, %ou
   tt.store %1, %acc_4#1 : tensor<16x!tt.ptr<f32>>
   tt.return
 }
+
+// Pointers advanced by an inner loop and then by the outer one: both loops
+// carry the base as a scalar (the outer yield is the inner loop's result
+// plus one element), and the load stays a DMA.
+// CHECK-LABEL: func.func @nested(
+// CHECK: scf.for {{.*}} iter_args(%[[OUTER:[a-z0-9_]+]] = %{{.*}}) -> (i64)
+// CHECK:   %[[END:.*]] = scf.for {{.*}} iter_args(%[[INNER:[a-z0-9_]+]] = %[[OUTER]]) -> (i64)
+// CHECK:     mtia.dma_in %[[INNER]] strides(%c1_i64)
+// CHECK:     %[[NEXT:.*]] = arith.addi %[[INNER]], %c128_i64 : i64
+// CHECK:     scf.yield %[[NEXT]] : i64
+// CHECK:   %[[ROW:.*]] = arith.addi %[[END]], %c4_i64 : i64
+// CHECK:   scf.yield %[[ROW]] : i64
+// CHECK-NOT: mtia.gather_in
+tt.func public @nested(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>, %R: i32, %C: i32) {
+  %c32_i32 = arith.constant 32 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c0_i32 = arith.constant 0 : i32
+  %cst = arith.constant dense<1> : tensor<32xi32>
+  %cst_0 = arith.constant dense<32> : tensor<32xi32>
+  %cst_1 = arith.constant dense<0.000000e+00> : tensor<32xf32>
+  %c = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+  %ptrs = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<32x!tt.ptr<f32>>
+  %ptrs_2 = tt.addptr %ptrs, %c : tensor<32x!tt.ptr<f32>>, tensor<32xi32>
+  %acc:2 = scf.for %r = %c0_i32 to %R step %c1_i32 iter_args(%ptrs_3 = %ptrs_2, %acc_4 = %cst_1) -> (tensor<32x!tt.ptr<f32>>, tensor<32xf32>)  : i32 {
+    %acc_5:2 = scf.for %c0 = %c0_i32 to %C step %c32_i32 iter_args(%ptrs_7 = %ptrs_3, %acc_8 = %acc_4) -> (tensor<32x!tt.ptr<f32>>, tensor<32xf32>)  : i32 {
+      %acc_9 = arith.subi %C, %c0 : i32
+      %acc_10 = tt.splat %acc_9 : i32 -> tensor<32xi32>
+      %acc_11 = arith.cmpi slt, %c, %acc_10 : tensor<32xi32>
+      %acc_12 = tt.load %ptrs_7, %acc_11, %cst_1 : tensor<32x!tt.ptr<f32>>
+      %acc_13 = arith.addf %acc_8, %acc_12 : tensor<32xf32>
+      %ptrs_14 = tt.addptr %ptrs_7, %cst_0 : tensor<32x!tt.ptr<f32>>, tensor<32xi32>
+      scf.yield %ptrs_14, %acc_13 : tensor<32x!tt.ptr<f32>>, tensor<32xf32>
+    }
+    %ptrs_6 = tt.addptr %acc_5#0, %cst : tensor<32x!tt.ptr<f32>>, tensor<32xi32>
+    scf.yield %ptrs_6, %acc_5#1 : tensor<32x!tt.ptr<f32>>, tensor<32xf32>
+  }
+  %0 = tt.splat %out_ptr : !tt.ptr<f32> -> tensor<32x!tt.ptr<f32>>
+  %1 = tt.addptr %0, %c : tensor<32x!tt.ptr<f32>>, tensor<32xi32>
+  tt.store %1, %acc#1 : tensor<32x!tt.ptr<f32>>
+  tt.return
+}
