@@ -179,6 +179,21 @@ def block_row_sum_kernel(x_ptr, out_ptr, rows, cols, stride_row, BLOCK_R: tl.con
 
 
 @triton.jit
+def nested_advance_kernel(x_ptr, out_ptr, rows, cols, stride_row, BLOCK: tl.constexpr):
+    # The pointers advance in the inner loop and again in the outer one, so
+    # both loops carry them.
+    c = tl.arange(0, BLOCK)
+    ptrs = x_ptr + c
+    acc = tl.zeros((BLOCK, ), tl.float32)
+    for r in range(rows):
+        for c0 in range(0, cols, BLOCK):
+            acc += tl.load(ptrs, mask=c < cols - c0, other=0.0)
+            ptrs += BLOCK
+        ptrs += stride_row - tl.cdiv(cols, BLOCK) * BLOCK
+    tl.store(out_ptr + c, acc)
+
+
+@triton.jit
 def layout_kernel(x_ptr, y_ptr, t_ptr, j_ptr, s_ptr, M: tl.constexpr, N: tl.constexpr):
     # trans, join, split and reshape on [M, N] tiles.
     rm = tl.arange(0, M)
@@ -323,6 +338,16 @@ def test_block_pointer_style_row_sum(gen):
     torch.testing.assert_close(out, x.sum(dim=1))
 
 
+def test_nested_loop_pointers(gen):
+    base = torch.randn(6, 120, generator=gen)
+    x = base[:, :100]
+    out = torch.empty(32)
+    nested_advance_kernel[(1, )](x, out, 6, 100, x.stride(0), BLOCK=32)
+    # Lane i sums x[r, i + 32 j] over rows r and blocks j (within the row).
+    padded = torch.nn.functional.pad(x, (0, 28)).reshape(6, 4, 32)
+    torch.testing.assert_close(out, padded.sum(dim=(0, 1)))
+
+
 def test_matmul_loads_stay_dmas():
     """The K loop's pointer tensors are loop-carried; the loads must still be
     strided DMAs, and the accumulator must stay on the DPE."""
@@ -342,6 +367,7 @@ def test_layout_ops(gen):
     j = torch.empty(M * N * 2)
     s = torch.empty(M, N)
     layout_kernel[(1, )](x, y, t, j, s, M=M, N=N)
+    assert triton_mtia.last_launch().units.get("mlu", 0) > 0  # join and dense copies
     torch.testing.assert_close(t, x.t())
     torch.testing.assert_close(j, torch.stack([x, y], dim=-1).reshape(-1))
     # trans(j, (0, 2, 1)) is [M, 2, N] = stack([x, y], 1); reshaped to
