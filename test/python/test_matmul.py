@@ -221,6 +221,18 @@ def dot_variants_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
 
 
+@triton.jit
+def batched_dot_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rb = tl.arange(0, B)[:, None, None]
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rb * M * K + rm[None, :, None] * K + rk[None, None, :])
+    b = tl.load(b_ptr + rb * K * N + rk[None, :, None] * N + rn[None, None, :])
+    bias = tl.full((B, M, N), 0.5, tl.float32)  # a uniform accumulator
+    tl.store(c_ptr + rb * M * N + rm[None, :, None] * N + rn[None, None, :], tl.dot(a, b, bias))
+
+
 # ---------------------------------------------------------------------------
 # Tests
 # ---------------------------------------------------------------------------
@@ -275,6 +287,16 @@ def test_dot_variants(trans_b, dtype, gen):
         torch.testing.assert_close(c, expected)
     else:
         torch.testing.assert_close(c, a.float() @ bb.float())
+    _check_dpe_busy()
+
+
+def test_batched_dot(gen):
+    B, M, N, K = 4, 16, 16, 32
+    a = torch.randn(B, M, K, generator=gen).half()
+    b = torch.randn(B, K, N, generator=gen).half()
+    c = torch.empty(B, M, N)
+    batched_dot_kernel[(1, )](a, b, c, B=B, M=M, N=N, K=K)
+    torch.testing.assert_close(c, torch.bmm(a.float(), b.float()) + 0.5)
     _check_dpe_busy()
 
 
