@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 using namespace mtia;
 using namespace mtia::test;
@@ -495,6 +498,27 @@ TEST(DualIssue, SecondCoreSpeedsUpAnIssueBoundKernel) {
   const double launch = double(cfg.launch_overhead_cycles);
   EXPECT_GT((double(one.cycles) - launch) / (double(two.cycles) - launch), 1.8)
       << one.cycles << " vs " << two.cycles;
+}
+
+TEST(DualIssue, CoreOneHasItsOwnTraceTrack) {
+  static std::vector<uint16_t> in(32 * 32);
+  rt::Simulator sim(rowOfPes(1));
+  KernelInfo info = kernelInfo("k", 1, {2048, 2048, 16384, 8192});
+  const std::string path = ::testing::TempDir() + "mtia_core1_trace.json";
+  sim.launch(issueBoundKernel<true>, info, {1, 1, 1}, {ptrArg(in.data())}, {regionOf(in)},
+             path);
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  const std::string s = text.str();
+  std::remove(path.c_str());
+  EXPECT_NE(s.find("\"riscv core 1\""), std::string::npos);
+  // One stretch per switch to core 1: two per step, 64 steps.
+  size_t spans = 0;
+  for (size_t at = s.find("issue on core 1"); at != std::string::npos;
+       at = s.find("issue on core 1", at + 1))
+    ++spans;
+  EXPECT_EQ(spans, 128u);
 }
 
 TEST(VectorCore, ComputesLikeTheSeAtItsOwnRate) {

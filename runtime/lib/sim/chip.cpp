@@ -37,6 +37,7 @@ Chip::Chip(const Config &cfg) : cfg_(cfg) {
     g.add("busy_cycles", unitBusy_[u]);
     g.add("commands", unitCommands_[u]);
     g.add("parked_cycles", unitParked_[u]);
+    g.add("memory_stall_cycles", unitMemoryStall_[u]);
   }
   memory_ = std::make_unique<MemorySystem>(cfg_, stats_.group("memory"));
   for (auto &s : scratch_)
@@ -161,7 +162,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
   coreBlockedQueue_ = coreBlockedRead_ = coreBlockedBarrier_ = coreCommands_ = 0;
   coreCore1Busy_ = coreCore1Commands_ = 0;
   for (int u = 0; u < kNumUnits; ++u)
-    unitBusy_[u] = unitCommands_[u] = unitParked_[u] = 0;
+    unitBusy_[u] = unitCommands_[u] = unitParked_[u] = unitMemoryStall_[u] = 0;
   for (const auto &pe : pes_) {
     const Core &c = pe->core();
     coreBusy_ += c.busyCycles;
@@ -179,6 +180,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
       unitBusy_[u] += unit.busyCycles;
       unitCommands_[u] += unit.commands;
       unitParked_[u] += unit.parkedCycles;
+      unitMemoryStall_[u] += unit.memoryStallCycles;
     }
   }
   LaunchSummary s;

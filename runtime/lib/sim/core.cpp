@@ -220,6 +220,8 @@ void Core::runPrograms() {
     ++programsRun;
     chip.trace().program(pe_.id(), start, time_, pid);
   }
+  if (activeCore_ == 1) // the last program ended on core 1
+    chip.trace().core1(pe_.id(), core1Since_, time_);
   finished_ = true;
   chip.noteActivity(finishTime());
   // A finished fiber is never resumed; the next launch makes a fresh one.
@@ -368,7 +370,7 @@ void Core::submit(Command &c) {
       suspend();
     waitUnit_ = -1;
     blockedQueueCycles += time_ - since;
-    pe_.chip().trace().stall(pe_.id(), since, time_, int32_t(u.kind()), -1);
+    pe_.chip().trace().stall(pe_.id(), since, time_, int32_t(u.kind()), -1, activeCore_);
   }
   c.seq = nextSeq_++;
   c.ready = time_;
@@ -492,8 +494,12 @@ void Core::onCore(int32_t core) {
          "onCore(" + std::to_string(core) + "): a PE has RISC-V cores 0 and 1");
   if (core == activeCore_)
     return;
+  if (activeCore_ == 1)
+    pe_.chip().trace().core1(pe_.id(), core1Since_, time_);
   std::swap(time_, otherTime_);
   activeCore_ = core;
+  if (core == 1)
+    core1Since_ = time_;
 }
 
 void Core::elementwise(CmdKind kind, SeOp op, int32_t dst, DType t, const Shape *s,
@@ -609,7 +615,7 @@ void Core::waitPublished(int32_t cb, int64_t pos, int64_t len) {
     suspend();
   waitCb_ = -1;
   blockedReadCycles += time_ - since;
-  pe_.chip().trace().stall(pe_.id(), since, time_, -1, cb);
+  pe_.chip().trace().stall(pe_.id(), since, time_, -1, cb, activeCore_);
 }
 
 const uint8_t *Core::frontTile(int32_t cb, int64_t len, std::vector<uint8_t> &copy) {
@@ -683,7 +689,7 @@ void Core::barrier() {
     suspend();
   waitBarrier_ = false;
   blockedBarrierCycles += time_ - since;
-  pe_.chip().trace().stall(pe_.id(), since, time_, -1, -1);
+  pe_.chip().trace().stall(pe_.id(), since, time_, -1, -1, activeCore_);
 }
 
 CbRange Core::optionalRange(const Operand &o, const Shape &shape) {

@@ -23,13 +23,16 @@ Cycle ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 //===----------------------------------------------------------------------===//
 
 void Unit::reset(int64_t depth) {
-  ring_.assign(size_t(depth), Command());
+  // Slots are overwritten by push before they are read: resizing only when
+  // the depth changes spares rewriting 64 x 6 x 16 large commands a launch.
+  if (ring_.size() != size_t(depth))
+    ring_.assign(size_t(depth), Command());
   head_ = count_ = started_ = 0;
   nextFree_ = lastDone_ = 0;
   wakeAt_ = kNever;
   parked_ = false;
   parkedCb_ = -1;
-  busyCycles = commands = parkedCycles = 0;
+  busyCycles = commands = parkedCycles = memoryStallCycles = 0;
 }
 
 void Unit::push(const Command &c) {
@@ -108,6 +111,7 @@ void Unit::registerStats(StatGroup &g) {
   g.add("busy_cycles", busyCycles);
   g.add("commands", commands);
   g.add("parked_cycles", parkedCycles);
+  g.add("memory_stall_cycles", memoryStallCycles);
 }
 
 //===----------------------------------------------------------------------===//
@@ -377,6 +381,8 @@ std::pair<Cycle, Cycle> Pe::executeFabric(const Command &c) {
   // slower (contention) and add their latency.
   const MemoryTiming m = mem.finish(req);
   const Cycle fi = std::max<Cycle>(1, ceilDiv(out.bytes, uint64_t(cfg.fi_bytes_per_cycle)));
+  if (m.serverEnd > now + fi)
+    units_[int(unit)].memoryStallCycles += m.serverEnd - (now + fi);
   return {std::max(now + fi, m.serverEnd), std::max(now + fi + m.latency, m.done)};
 }
 

@@ -10,9 +10,16 @@
 namespace mtia::sim {
 
 namespace {
-/// Thread ids: the core first, then the units in UnitKind order.
+/// Thread ids: the core first, then the units in UnitKind order, then core 1.
 constexpr int32_t kCoreTid = 0;
-const char *tidName(int32_t tid) { return tid == kCoreTid ? "riscv" : unitName(UnitKind(tid - 1)); }
+constexpr int32_t kCore1Tid = kNumUnits + 1;
+const char *tidName(int32_t tid) {
+  if (tid == kCoreTid)
+    return "riscv";
+  if (tid == kCore1Tid)
+    return "riscv core 1";
+  return unitName(UnitKind(tid - 1));
+}
 
 /// Escapes nothing: every name we write is plain ASCII without quotes.
 void writeEvent(FILE *f, bool &first, const std::string &name, int32_t pe, int32_t tid,
@@ -53,13 +60,19 @@ void TraceRecorder::program(int32_t pe, Cycle start, Cycle end, int64_t pid) {
   add(Record{Kind::Program, pe, kCoreTid, start, end, l});
 }
 
-void TraceRecorder::stall(int32_t pe, Cycle start, Cycle end, int32_t unit, int32_t cb) {
+void TraceRecorder::stall(int32_t pe, Cycle start, Cycle end, int32_t unit, int32_t cb,
+                          int32_t core) {
   if (!enabled_ || end <= start)
     return;
   CommandLabel l;
   l.cb = cb;
   l.op = uint16_t(unit < 0 ? 0xffff : unit);
-  add(Record{Kind::Stall, pe, kCoreTid, start, end, l});
+  add(Record{Kind::Stall, pe, core == 1 ? kCore1Tid : kCoreTid, start, end, l});
+}
+
+void TraceRecorder::core1(int32_t pe, Cycle start, Cycle end) {
+  if (enabled_ && end > start)
+    add(Record{Kind::Core1, pe, kCore1Tid, start, end, CommandLabel{}});
 }
 
 void TraceRecorder::write(const std::string &path, double clockGhz, int32_t cols) const {
@@ -82,7 +95,7 @@ void TraceRecorder::write(const std::string &path, double clockGhz, int32_t cols
                     "\"args\":{\"name\":\"PE %d (row %d, col %d)\"}}",
                  first ? "" : ",", pe, pe, pe / cols, pe % cols);
     first = false;
-    for (int32_t tid = 0; tid <= kNumUnits; ++tid)
+    for (int32_t tid = 0; tid <= kCore1Tid; ++tid)
       std::fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
                       "\"args\":{\"name\":\"%s\"}}",
                    pe, tid, tidName(tid));
@@ -92,6 +105,7 @@ void TraceRecorder::write(const std::string &path, double clockGhz, int32_t cols
     switch (r.kind) {
     case Kind::Command: name = formatLabel(r.label); break;
     case Kind::Program: name = "program " + std::to_string(r.label.amount); break;
+    case Kind::Core1: name = "issue on core 1"; break;
     case Kind::Stall:
       name = r.label.op == 0xffff ? "stall read cb" + std::to_string(r.label.cb)
                                   : std::string("stall queue ") +

@@ -82,6 +82,10 @@ public:
   uint64_t busyCycles = 0;
   uint64_t commands = 0;
   uint64_t parkedCycles = 0;
+  /// Fabric units: cycles a DMA held its unit waiting for the memory
+  /// servers (contention, a slower level) beyond its own transfer at
+  /// fi_bytes_per_cycle; part of busyCycles.
+  uint64_t memoryStallCycles = 0;
 
 private:
   enum Tag : uint32_t { kWake, kComplete };
@@ -222,6 +226,7 @@ private:
   /// clocks move up to the resume cycle.
   Cycle time_ = 0;
   Cycle otherTime_ = 0;
+  Cycle core1Since_ = 0; ///< when core 1 last took over, for its trace track
   int32_t activeCore_ = 0;
   uint64_t nextSeq_ = 0;
   bool finished_ = false;

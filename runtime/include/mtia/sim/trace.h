@@ -27,8 +27,12 @@ public:
 
   void command(int32_t pe, UnitKind unit, Cycle start, Cycle end, const CommandLabel &l);
   void program(int32_t pe, Cycle start, Cycle end, int64_t pid);
-  /// A core stall: on a full queue of `unit`, or (unit < 0) reading `cb`.
-  void stall(int32_t pe, Cycle start, Cycle end, int32_t unit, int32_t cb);
+  /// A stall of RISC-V core `core` (0, 1): on a full queue of `unit`, or
+  /// (unit < 0) reading `cb`.
+  void stall(int32_t pe, Cycle start, Cycle end, int32_t unit, int32_t cb, int32_t core = 0);
+  /// A stretch during which core 1 issued for the kernel (device.h onCore);
+  /// on its own track, as core 0's work shows as programs and stalls.
+  void core1(int32_t pe, Cycle start, Cycle end);
 
   uint64_t recorded() const { return records_.size(); }
   uint64_t dropped() const { return dropped_; }
@@ -37,7 +41,7 @@ public:
   void write(const std::string &path, double clockGhz, int32_t cols) const;
 
 private:
-  enum class Kind : uint8_t { Command, Program, Stall };
+  enum class Kind : uint8_t { Command, Program, Stall, Core1 };
   struct Record {
     Kind kind;
     int32_t pe;
