@@ -38,6 +38,7 @@ Chip::Chip(const Config &cfg) : cfg_(cfg) {
     g.add("commands", unitCommands_[u]);
     g.add("parked_cycles", unitParked_[u]);
     g.add("memory_stall_cycles", unitMemoryStall_[u]);
+    g.add("amount", unitAmount_[u]);
   }
   memory_ = std::make_unique<MemorySystem>(cfg_, stats_.group("memory"));
   for (auto &s : scratch_)
@@ -162,7 +163,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
   coreBlockedQueue_ = coreBlockedRead_ = coreBlockedBarrier_ = coreCommands_ = 0;
   coreCore1Busy_ = coreCore1Commands_ = 0;
   for (int u = 0; u < kNumUnits; ++u)
-    unitBusy_[u] = unitCommands_[u] = unitParked_[u] = unitMemoryStall_[u] = 0;
+    unitBusy_[u] = unitCommands_[u] = unitParked_[u] = unitMemoryStall_[u] = unitAmount_[u] = 0;
   for (const auto &pe : pes_) {
     const Core &c = pe->core();
     coreBusy_ += c.busyCycles;
@@ -181,6 +182,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
       unitCommands_[u] += unit.commands;
       unitParked_[u] += unit.parkedCycles;
       unitMemoryStall_[u] += unit.memoryStallCycles;
+      unitAmount_[u] += unit.amount;
     }
   }
   LaunchSummary s;

@@ -32,7 +32,7 @@ void Unit::reset(int64_t depth) {
   wakeAt_ = kNever;
   parked_ = false;
   parkedCb_ = -1;
-  busyCycles = commands = parkedCycles = memoryStallCycles = 0;
+  busyCycles = commands = parkedCycles = memoryStallCycles = amount = 0;
 }
 
 void Unit::push(const Command &c) {
@@ -102,7 +102,9 @@ void Unit::tryStart() {
     nextFree_ = freeAt;
     ++commands;
     ++started_;
-    chip.trace().command(pe_.id(), kind_, now, freeAt, c.label());
+    const CommandLabel label = c.label();
+    amount += uint64_t(label.amount);
+    chip.trace().command(pe_.id(), kind_, now, freeAt, label);
     chip.events().schedule(done, this, kComplete);
   }
 }
@@ -112,6 +114,7 @@ void Unit::registerStats(StatGroup &g) {
   g.add("commands", commands);
   g.add("parked_cycles", parkedCycles);
   g.add("memory_stall_cycles", memoryStallCycles);
+  g.add("amount", amount);
 }
 
 //===----------------------------------------------------------------------===//

@@ -86,6 +86,10 @@ public:
   /// servers (contention, a slower level) beyond its own transfer at
   /// fi_bytes_per_cycle; part of busyCycles.
   uint64_t memoryStallCycles = 0;
+  /// The work of the started commands, as their trace labels count it:
+  /// bytes (dma_in, dma_out, mlu), elements (se, vec), MACs (dpe). The
+  /// roofline divides it by time.
+  uint64_t amount = 0;
 
 private:
   enum Tag : uint32_t { kWake, kComplete };
