@@ -188,6 +188,8 @@ def roofline_points(stats: Dict[str, Any], config: Dict[str, Any], seconds: floa
                 config["vec_bytes_per_cycle"] // esize * pes * clock, None),
         "mlu": ("bytes/s", units["mlu"]["amount"] / seconds,
                 config["mlu_bytes_per_cycle"] * pes * clock, None),
+        "re": ("bytes/s", units["re"]["amount"] / seconds,
+               config["re_bytes_per_cycle"] * pes * clock, None),
         # DMA moves at most fi_bytes_per_cycle per PE, and the levels serve
         # at most their bandwidth together.
         "dma_in": ("bytes/s", units["dma_in"]["amount"] / seconds,

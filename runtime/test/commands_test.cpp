@@ -449,6 +449,40 @@ TEST_F(CommandsTest, BarrierWaitsForEveryIssuedCommand) {
   EXPECT_GE(r.stats.find("units.riscv.blocked_barrier_cycles")->value, 256u);
 }
 
+TEST(VectorCore, RunsTheLongTailMathTheSeRejects) {
+  static std::vector<float> in(256), out(256);
+  for (int i = 0; i < 256; ++i)
+    in[size_t(i)] = float(i) / 256.0f;
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(256);
+    load(c, 0, DType::F32, a[0].u, 256);
+    vec(c, SeOp::Log1p, 1, DType::F32, s, tile(0, DType::F32, s));
+    cbPop(c, 0, 1024);
+    store(c, 1, DType::F32, a[1].u, 256);
+  };
+  rt::Simulator sim(rowOfPes(1));
+  KernelInfo info = kernelInfo("k", 2, {1024, 1024});
+  sim.launch(kernel, info, {1, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+             {regionOf(in), regionOf(out)});
+  for (int i = 0; i < 256; ++i)
+    ASSERT_EQ(out[size_t(i)], std::log1p(in[size_t(i)]));
+
+  // The same opcode on the SE is an invalid command: it has no lookup table.
+  auto onSe = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(256);
+    load(c, 0, DType::F32, a[0].u, 256);
+    se(c, SeOp::Log1p, 1, DType::F32, s, tile(0, DType::F32, s));
+  };
+  try {
+    sim.launch(onSe, info, {1, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+               {regionOf(in), regionOf(out)});
+    ADD_FAILURE() << "Log1p on the SE did not fault";
+  } catch (const sim::FaultError &e) {
+    EXPECT_EQ(e.fault().kind, sim::fault_kind::kInvalidCommand);
+    EXPECT_NE(std::string(e.what()).find("vector core"), std::string::npos) << e.what();
+  }
+}
+
 } // namespace
 
 namespace {
@@ -542,6 +576,120 @@ TEST(VectorCore, ComputesLikeTheSeAtItsOwnRate) {
   // 1024 fp32 elements at 16 per cycle.
   EXPECT_EQ(r.stats.find("units.vec.busy_cycles")->value, 64u);
   EXPECT_EQ(r.stats.find("units.se.commands")->value, 0u);
+}
+
+} // namespace
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Reduction engine
+//===----------------------------------------------------------------------===//
+
+constexpr int64_t kReRows = 4, kReLen = 256;
+
+/// A column of kReRows PEs sums their partial rows down the column: the top
+/// PE sends its row south, each middle PE adds what arrives from the north
+/// to its own row and forwards the sum, the bottom PE adds and stores.
+void columnSum(Ctx *c, const Arg *a) {
+  const int64_t pid = programId(c, 0);
+  const Shape s = shape1(kReLen);
+  load(c, 0, DType::F32, a[0].u + uint64_t(pid * kReLen * 4), kReLen);
+  if (pid == 0) {
+    reSend(c, ReDir::South, DType::F32, s, tile(0, DType::F32, s));
+    cbPop(c, 0, kReLen * 4);
+    return;
+  }
+  reRecv(c, ReduceOp::Sum, 1, DType::F32, s, tile(0, DType::F32, s), ReDir::North);
+  cbPop(c, 0, kReLen * 4);
+  if (pid + 1 < kReRows) {
+    reSend(c, ReDir::South, DType::F32, s, tile(1, DType::F32, s));
+    cbPop(c, 1, kReLen * 4);
+  } else {
+    store(c, 1, DType::F32, a[1].u, kReLen);
+  }
+}
+
+sim::Config columnOfPes() {
+  sim::Config cfg = sim::mtia2iPreset();
+  cfg.pe_rows = kReRows;
+  cfg.pe_cols = 1;
+  return cfg;
+}
+
+TEST(ReductionEngine, AColumnReducesPartialSumsToTheLastPe) {
+  static std::vector<float> in(kReRows * kReLen), out(kReLen);
+  for (int64_t r = 0; r < kReRows; ++r)
+    for (int64_t i = 0; i < kReLen; ++i)
+      in[size_t(r * kReLen + i)] = float(r * 1000 + i);
+  const sim::Config cfg = columnOfPes();
+  rt::Simulator sim(cfg);
+  KernelInfo info = kernelInfo("column_sum", 2, {kReLen * 4, kReLen * 4});
+  sim::LaunchSummary r = sim.launch(columnSum, info, {kReRows, 1, 1},
+                                    {ptrArg(in.data()), ptrArg(out.data())},
+                                    {regionOf(in), regionOf(out)});
+  for (int64_t i = 0; i < kReLen; ++i)
+    ASSERT_EQ(out[size_t(i)], float(6000 + 4 * i)) << i;
+  // Three sends and three receives, each 1 KiB at re_bytes_per_cycle.
+  const uint64_t perCommand = uint64_t(kReLen * 4 / cfg.re_bytes_per_cycle);
+  EXPECT_EQ(r.stats.find("units.re.commands")->value, 6u);
+  EXPECT_EQ(r.stats.find("units.re.busy_cycles")->value, 6 * perCommand);
+  EXPECT_EQ(r.stats.find("pe.0.re.commands")->value, 1u);
+  // The hops are in series: the chain is at least three (send, hop).
+  EXPECT_GE(r.cycles, uint64_t(cfg.launch_overhead_cycles) +
+                          3 * (perCommand + uint64_t(cfg.re_hop_cycles)));
+
+  // Timing-only gives the same cycles; a longer hop makes the chain longer.
+  sim::Config timing = cfg;
+  timing.timing_only = 1;
+  EXPECT_EQ(rt::Simulator(timing)
+                .launch(columnSum, info, {kReRows, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+                        {regionOf(in), regionOf(out)})
+                .cycles,
+            r.cycles);
+  sim::Config slow = timing;
+  slow.re_hop_cycles += 100;
+  EXPECT_EQ(rt::Simulator(slow)
+                .launch(columnSum, info, {kReRows, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+                        {regionOf(in), regionOf(out)})
+                .cycles,
+            r.cycles + 300);
+}
+
+TEST(ReductionEngine, FaultsNameTheDirectionAndTheWaitingPe) {
+  static std::vector<float> in(kReRows * kReLen), out(kReLen);
+  KernelInfo info = kernelInfo("k", 2, {kReLen * 4, kReLen * 4});
+  rt::Simulator sim(columnOfPes());
+  // Sending off the grid's edge is refused at issue.
+  auto offEdge = [](Ctx *c, const Arg *) {
+    const Shape s = shape1(4);
+    seIota(c, 0, DType::F32, 4, 0);
+    reSend(c, ReDir::East, DType::F32, s, tile(0, DType::F32, s));
+  };
+  try {
+    sim.launch(offEdge, info, {1, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+               {regionOf(in), regionOf(out)});
+    FAIL() << "expected a fault";
+  } catch (const sim::FaultError &e) {
+    EXPECT_EQ(e.fault().kind, std::string("invalid command"));
+    EXPECT_NE(e.fault().message.find("no east neighbour"), std::string::npos) << e.fault().message;
+  }
+  // A receive nobody sends to is a deadlock that says what it waits for.
+  auto lonely = [](Ctx *c, const Arg *) {
+    const Shape s = shape1(4);
+    if (programId(c, 0) == 1)
+      reRecv(c, ReduceOp::Sum, 1, DType::F32, s, immFloat(DType::F32, 0), ReDir::North);
+  };
+  try {
+    sim.launch(lonely, info, {2, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+               {regionOf(in), regionOf(out)});
+    FAIL() << "expected a deadlock";
+  } catch (const sim::FaultError &e) {
+    EXPECT_EQ(e.fault().kind, std::string("deadlock"));
+    EXPECT_NE(e.fault().message.find("waits for a tile from the north neighbour (PE 0)"),
+              std::string::npos)
+        << e.fault().message;
+  }
 }
 
 } // namespace

@@ -90,6 +90,10 @@ enum class ReduceOp : uint8_t {
 #include "mtia/se_reduce_ops.def"
 };
 
+/// Reduction network links of a PE to its neighbours in the PE grid
+/// (row-major ids: North is row - 1, West is column - 1).
+enum class ReDir : uint8_t { North, South, West, East };
+
 /// Read-modify-write operations of atomic commands (memory-side atomics).
 enum class RmwOp : uint8_t { And, Or, Xor, Add, FAdd, Max, Min, UMax, UMin, Xchg };
 
@@ -226,6 +230,24 @@ struct DeviceOps {
   /// elements per cycle for 8/16/32-bit elements.
   void (*vec)(Ctx *, SeOp, int32_t dstCb, DType, const Shape *, const Operand *operands,
               int32_t numOperands);
+  /// Reduction engine (RE), one per PE, on its own unit and queue. It
+  /// accumulates tiles arriving over the reduction network, a link to each
+  /// grid neighbour, and hands the result off to a CB (where the SE, a DMA
+  /// or the next reSend takes it).
+  ///  reSend: forwards the tile `src` (over `shape`, elements of `t`) to
+  ///    the neighbour in direction `to`. Completes when the tile has left
+  ///    (its CB reads retire then); it arrives re_hop_cycles later. A
+  ///    neighbour outside the grid is an invalid-command fault at issue.
+  ///  reRecv: takes the oldest tile that arrived from direction `from`,
+  ///    accumulates it with `local` (a CB view or an immediate) by `op`
+  ///    (Sum, Max or Min; elementwise, rounded to `t`) and writes the
+  ///    result as a dense tile of `shape` to `dstCb`. It waits (parked on
+  ///    the network, never polled) until such a tile has arrived; a tile of
+  ///    another size is an invalid-command fault.
+  /// Tiles on one link arrive in the order they were sent.
+  void (*reSend)(Ctx *, ReDir to, DType, const Shape *, const Operand *src);
+  void (*reRecv)(Ctx *, ReduceOp, int32_t dstCb, DType, const Shape *, const Operand *local,
+                 ReDir from);
 };
 
 /// What a kernel sees of the PE it runs on.
@@ -426,6 +448,13 @@ inline void assertTile(Ctx *c, int32_t cb, const Shape &s, const char *message,
 }
 inline void barrier(Ctx *c) { c->ops->barrier(c); }
 inline void onCore(Ctx *c, int32_t core) { c->ops->onCore(c, core); }
+inline void reSend(Ctx *c, ReDir to, DType t, const Shape &s, const Operand &src) {
+  c->ops->reSend(c, to, t, &s, &src);
+}
+inline void reRecv(Ctx *c, ReduceOp op, int32_t dst, DType t, const Shape &s,
+                   const Operand &local, ReDir from) {
+  c->ops->reRecv(c, op, dst, t, &s, &local, from);
+}
 inline void vec(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s, const Operand &a) {
   c->ops->vec(c, op, dst, t, &s, &a, 1);
 }

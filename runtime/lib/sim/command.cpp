@@ -14,6 +14,17 @@ const char *unitName(UnitKind u) {
   case UnitKind::Dpe: return "dpe";
   case UnitKind::Mlu: return "mlu";
   case UnitKind::Vec: return "vec";
+  case UnitKind::Re: return "re";
+  }
+  return "?";
+}
+
+const char *reDirName(ReDir d) {
+  switch (d) {
+  case ReDir::North: return "north";
+  case ReDir::South: return "south";
+  case ReDir::West: return "west";
+  case ReDir::East: return "east";
   }
   return "?";
 }
@@ -35,6 +46,8 @@ UnitKind unitOf(CmdKind k) {
   case CmdKind::Dpe: return UnitKind::Dpe;
   case CmdKind::MluCopy: return UnitKind::Mlu;
   case CmdKind::Vec: return UnitKind::Vec;
+  case CmdKind::ReSend:
+  case CmdKind::ReRecv: return UnitKind::Re;
   }
   return UnitKind::Se;
 }
@@ -63,6 +76,10 @@ std::string formatLabel(const CommandLabel &l) {
   case CmdKind::SeGather: return "seGather" + cb + std::to_string(l.amount) + "el";
   case CmdKind::AtomicRmw: return "atomicRmw" + cb + std::to_string(l.amount) + "el";
   case CmdKind::AtomicCas: return "atomicCas" + cb + std::to_string(l.amount) + "el";
+  case CmdKind::ReSend: return "reSend" + cb + std::to_string(l.amount) + "B";
+  case CmdKind::ReRecv:
+    return std::string("reRecv.") + reduceOpName(ReduceOp(l.op)) + cb +
+           std::to_string(l.amount) + "B";
   }
   return "?";
 }
@@ -88,6 +105,8 @@ CommandLabel Command::label() const {
   case CmdKind::SeGather:
   case CmdKind::AtomicRmw:
   case CmdKind::AtomicCas: l.amount = shape.numElements(); break;
+  case CmdKind::ReSend:
+  case CmdKind::ReRecv: l.amount = shape.numElements() * dtypeSize(dtype); break;
   }
   return l;
 }

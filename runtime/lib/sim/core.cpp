@@ -110,6 +110,11 @@ const DeviceOps kDeviceOps = {
     [](Ctx *c, SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops, int32_t n) {
       guarded(c, [&](Core &k) { k.vec(op, dst, t, s, ops, n); });
     },
+    [](Ctx *c, ReDir to, DType t, const Shape *s, const Operand *src) {
+      guarded(c, [&](Core &k) { k.reSend(to, t, s, src); });
+    },
+    [](Ctx *c, ReduceOp op, int32_t dst, DType t, const Shape *s, const Operand *local,
+       ReDir from) { guarded(c, [&](Core &k) { k.reRecv(op, dst, t, s, local, from); }); },
 };
 
 Shape shape2(int64_t a, int64_t b) {
@@ -487,6 +492,62 @@ void Core::vec(SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops
   elementwise(CmdKind::Vec, op, dst, t, s, ops, n);
 }
 
+void Core::checkNeighbour(ReDir dir) const {
+  if (uint8_t(dir) > uint8_t(ReDir::East))
+    fail(fault_kind::kInvalidCommand, -1,
+         std::string(issuing_) + ": unknown direction " + std::to_string(int(dir)));
+  if (pe_.neighbour(dir) < 0)
+    fail(fault_kind::kInvalidCommand, -1,
+         std::string(issuing_) + ": PE " + std::to_string(pe_.id()) + " has no " +
+             reDirName(dir) + " neighbour in the " +
+             std::to_string(pe_.chip().config().pe_rows) + "x" +
+             std::to_string(pe_.chip().config().pe_cols) + " grid");
+}
+
+void Core::reSend(ReDir to, DType t, const Shape *s, const Operand *src) {
+  issuing_ = "reSend";
+  checkDType(t);
+  checkShape(*s);
+  checkNeighbour(to);
+  if (src->kind != Operand::Kind::Cb || src->dtype != t)
+    fail(fault_kind::kInvalidCommand, src->cb, "reSend sends a CB tile of its dtype");
+  Command c;
+  c.kind = CmdKind::ReSend;
+  c.dtype = t;
+  c.shape = *s;
+  c.axis = int32_t(to);
+  c.operands[0] = *src;
+  c.numOperands = 1;
+  c.reads[0] = operandRange(*src, *s);
+  c.numReads = 1;
+  submit(c);
+}
+
+void Core::reRecv(ReduceOp op, int32_t dst, DType t, const Shape *s, const Operand *local,
+                  ReDir from) {
+  issuing_ = "reRecv";
+  checkCb(dst);
+  checkDType(t);
+  checkShape(*s);
+  checkNeighbour(from);
+  if (op != ReduceOp::Sum && op != ReduceOp::Max && op != ReduceOp::Min)
+    fail(fault_kind::kInvalidCommand, dst, "reRecv accumulates by Sum, Max or Min");
+  if (local->dtype != t)
+    fail(fault_kind::kInvalidCommand, dst, "reRecv: the local operand must be of the tile's dtype");
+  Command c;
+  c.kind = CmdKind::ReRecv;
+  c.dtype = t;
+  c.shape = *s;
+  c.op = uint16_t(op);
+  c.axis = int32_t(from);
+  c.operands[0] = *local;
+  c.numOperands = 1;
+  c.reads[0] = optionalRange(*local, *s);
+  c.numReads = 1;
+  c.write = produce(dst, s->numElements() * dtypeSize(t));
+  submit(c);
+}
+
 void Core::onCore(int32_t core) {
   issuing_ = "onCore";
   if (core != 0 && core != 1)
@@ -509,6 +570,8 @@ void Core::elementwise(CmdKind kind, SeOp op, int32_t dst, DType t, const Shape 
   if (n < 1 || n > 3)
     fail(fault_kind::kInvalidCommand, dst, std::string(issuing_) + " takes 1 to 3 operands");
   std::string why = checkElementwise(op, t, ops, n);
+  if (why.empty() && kind == CmdKind::Se && seOpIsVectorOnly(op))
+    why = std::string(seOpName(op)) + " has no SE lookup table; it runs on the vector core (vec)";
   if (!why.empty())
     fail(fault_kind::kInvalidCommand, dst, why);
   Command c;

@@ -128,7 +128,8 @@ Pe::Pe(Chip &chip, int32_t id, StatGroup &stats)
              {*this, UnitKind::Se},
              {*this, UnitKind::Dpe},
              {*this, UnitKind::Mlu},
-             {*this, UnitKind::Vec}},
+             {*this, UnitKind::Vec},
+             {*this, UnitKind::Re}},
       core_(*this) {
   core_.registerStats(stats.group("riscv"));
   for (Unit &u : units_)
@@ -145,10 +146,45 @@ void Pe::configure(const KernelInfo &info) {
   }
   for (Unit &u : units_)
     u.reset(chip_.config().queue_depth);
+  for (auto &in : inbox_)
+    in.clear(); // a tile sent and never received ends with its launch
+}
+
+int32_t Pe::neighbour(ReDir d) const {
+  const int32_t cols = int32_t(chip_.config().pe_cols), rows = int32_t(chip_.config().pe_rows);
+  const int32_t r = id_ / cols, c = id_ % cols;
+  switch (d) {
+  case ReDir::North: return r > 0 ? id_ - cols : -1;
+  case ReDir::South: return r + 1 < rows ? id_ + cols : -1;
+  case ReDir::West: return c > 0 ? id_ - 1 : -1;
+  case ReDir::East: return c + 1 < cols ? id_ + 1 : -1;
+  }
+  return -1;
+}
+
+void Pe::deliver(ReDir from, Cycle arrival, const uint8_t *data, int64_t bytes) {
+  Packet p{arrival, bytes, {}};
+  if (data)
+    p.data.assign(data, data + bytes);
+  inbox_[int(from)].push_back(std::move(p));
+  // A receive parked on this link (or not yet tried) re-evaluates then.
+  units_[int(UnitKind::Re)].wake(arrival);
 }
 
 bool Pe::mayStart(const Command &c, Unit &u, int32_t &blockingCb, bool &forSpace) {
   const uint32_t bit = agentBit(u.kind());
+  if (c.kind == CmdKind::ReRecv) {
+    // Parked on the network, not on a CB: deliver() wakes the unit.
+    const std::deque<Packet> &in = inbox_[c.axis];
+    const Cycle now = chip_.events().now();
+    if (in.empty() || in.front().arrival > now) {
+      if (!in.empty())
+        u.wake(in.front().arrival);
+      blockingCb = -1;
+      forSpace = false;
+      return false;
+    }
+  }
   if (c.write.cb >= 0) {
     CircularBuffer &b = cbs_[c.write.cb];
     if (!b.hasSpace(c.write.pos, c.write.len)) {
@@ -207,6 +243,7 @@ std::pair<Cycle, Cycle> Pe::execute(const Command &c) {
   case UnitKind::Vec: return executeSe(c);
   case UnitKind::Dpe: return executeDpe(c);
   case UnitKind::Mlu: return executeMlu(c);
+  case UnitKind::Re: return executeRe(c);
   case UnitKind::DmaIn:
   case UnitKind::DmaOut: break;
   }
@@ -389,6 +426,56 @@ std::pair<Cycle, Cycle> Pe::executeFabric(const Command &c) {
   return {std::max(now + fi, m.serverEnd), std::max(now + fi + m.latency, m.done)};
 }
 
+std::pair<Cycle, Cycle> Pe::executeRe(const Command &c) {
+  const Config &cfg = chip_.config();
+  const Cycle now = chip_.events().now();
+  const bool functional = !cfg.timing_only;
+  const int64_t count = c.shape.numElements();
+  const int64_t bytes = count * dtypeSize(c.dtype);
+  const Cycle occupancy =
+      std::max<Cycle>(1, ceilDiv(uint64_t(bytes), uint64_t(cfg.re_bytes_per_cycle)));
+  const ReDir dir = ReDir(c.axis);
+  if (c.kind == CmdKind::ReSend) {
+    // The link carries the tile at re_bytes_per_cycle; the last byte lands
+    // re_hop_cycles after it left.
+    const uint8_t *tile = functional ? denseOperand(c, 0, c.dtype, 4) : nullptr;
+    static constexpr ReDir kOpposite[] = {ReDir::South, ReDir::North, ReDir::East, ReDir::West};
+    chip_.pe(neighbour(dir)).deliver(kOpposite[int(dir)], now + occupancy + Cycle(cfg.re_hop_cycles),
+                                     tile, bytes);
+    return {now + occupancy, now + occupancy};
+  }
+  Packet p = std::move(inbox_[c.axis].front());
+  inbox_[c.axis].pop_front();
+  if (p.bytes != bytes)
+    fail(fault_kind::kInvalidCommand, c, UnitKind::Re,
+         "reRecv of " + std::to_string(bytes) + " bytes from the " + reDirName(dir) +
+             " neighbour, which sent " + std::to_string(p.bytes));
+  if (functional) {
+    CircularBuffer &dst = cbs_[c.write.cb];
+    uint8_t *out = dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3));
+    const uint8_t *local = denseOperand(c, 0, c.dtype, 4);
+    const ReduceOp op = ReduceOp(c.op);
+    dispatchDType(c.dtype, [&](auto d) {
+      constexpr DType D = decltype(d)::value;
+      using V = ValueOf<D>;
+      const int64_t es = dtypeSize(D);
+      for (int64_t i = 0; i < count; ++i) {
+        const V a = loadElement<D>(local + i * es), b = loadElement<D>(p.data.data() + i * es);
+        V r;
+        if (op == ReduceOp::Sum)
+          r = V(a + b);
+        else if (op == ReduceOp::Max)
+          r = a < b ? b : a;
+        else
+          r = b < a ? b : a;
+        storeElement<D>(out + i * es, roundTo<D>(r));
+      }
+    });
+    dst.commitSpan(c.write.pos, c.write.len, out);
+  }
+  return {now + occupancy, now + occupancy + Cycle(cfg.se_fill_cycles)};
+}
+
 void Pe::retire(const Command &c) {
   const Cycle now = chip_.events().now();
   if (c.write.cb >= 0 && cbs_[c.write.cb].completeWrite(c.write.pos, c.write.len))
@@ -460,7 +547,10 @@ void Pe::describeStalls(std::vector<std::string> &lines, Fault &first) const {
       continue;
     const int32_t cb = u.parkedCb();
     std::string line = pe + " " + unitName(u.kind()) + ": " + c->describe();
-    if (cb < 0) {
+    if (cb < 0 && c->kind == CmdKind::ReRecv) {
+      line += std::string(" waits for a tile from the ") + reDirName(ReDir(c->axis)) +
+              " neighbour (PE " + std::to_string(neighbour(ReDir(c->axis))) + ")";
+    } else if (cb < 0) {
       line += " never started";
     } else if (u.parkedForSpace()) {
       line += " parked on cb" + std::to_string(cb) + " for space up to byte " +

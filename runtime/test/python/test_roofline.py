@@ -20,7 +20,7 @@ _CLOCK = _CONFIG["clock_ghz"] * 1e9
 def _stats(dpe_macs, sram_bytes, lpddr_bytes, dma_bytes):
     unit = {"busy_cycles": 0, "commands": 0, "parked_cycles": 0, "memory_stall_cycles": 0,
             "amount": 0}
-    units = {name: dict(unit) for name in ("dma_in", "dma_out", "se", "dpe", "mlu", "vec")}
+    units = {name: dict(unit) for name in ("dma_in", "dma_out", "se", "dpe", "mlu", "vec", "re")}
     units["dpe"]["amount"] = dpe_macs
     units["dma_in"]["amount"] = dma_bytes
     return {"units": units,

@@ -52,7 +52,7 @@ struct LaunchSpec {
 /// Busy cycles per unit kind, summed over PEs, in this order: the core,
 /// then the units in UnitKind order.
 constexpr const char *kUnitReportNames[] = {"riscv", "dma_in", "dma_out", "se", "dpe", "mlu",
-                                             "vec"};
+                                             "vec", "re"};
 constexpr int kNumReportUnits = int(sizeof(kUnitReportNames) / sizeof(kUnitReportNames[0]));
 static_assert(kNumReportUnits == 1 + kNumUnits, "one report name per unit and the core");
 
@@ -85,6 +85,7 @@ public:
 
   // Services the PEs use.
   EventQueue &events() { return events_; }
+  Pe &pe(int32_t id) { return *pes_[size_t(id)]; }
   MemorySystem &memory() { return *memory_; }
   TraceRecorder &trace() { return trace_; }
   SeScratch &seScratch() { return seScratch_; }

@@ -21,16 +21,19 @@ namespace mtia::sim {
 /// The units of a PE that execute commands, in stats/trace order. Atomics
 /// run on dma_out, so they are ordered after the stores issued before them
 /// (the release of a spin lock follows the data it protects).
-enum class UnitKind : uint8_t { DmaIn, DmaOut, Se, Dpe, Mlu, Vec };
-constexpr int kNumUnits = 6;
-/// "dma_in", "dma_out", "se", "dpe", "mlu", "vec".
+enum class UnitKind : uint8_t { DmaIn, DmaOut, Se, Dpe, Mlu, Vec, Re };
+constexpr int kNumUnits = 7;
+/// "dma_in", "dma_out", "se", "dpe", "mlu", "vec", "re".
 const char *unitName(UnitKind u);
 
 enum class CmdKind : uint8_t {
   DmaIn, DmaOut, GatherIn, ScatterOut, Se, SeReduce, SeIota,
   Dpe, MluCopy, SeScan, SeHistogram, SeGather, AtomicRmw, AtomicCas, Vec,
+  ReSend, ReRecv, ///< reduction engine; `axis` holds the ReDir
 };
 UnitKind unitOf(CmdKind k);
+/// "north", "south", "west", "east".
+const char *reDirName(ReDir d);
 
 /// Bytes [pos, pos+len) of CB `cb`. For reads, `front` is the position the
 /// command's element indices count from (the issue read cursor).

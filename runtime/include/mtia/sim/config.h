@@ -51,6 +51,10 @@ namespace mtia::sim {
   X(int64_t, vec_bytes_per_cycle, 64,                                         \
     "[I25] RVV VLEN 512: 64/32/16 elements per cycle for 8/16/32-bit")        \
   X(int64_t, vec_fill_cycles, 4, "[model] vector-core pipeline fill latency") \
+  X(int64_t, re_bytes_per_cycle, 64,                                          \
+    "[model] reduction engine: accumulate / send bandwidth per PE and link")  \
+  X(int64_t, re_hop_cycles, 16,                                               \
+    "[model] reduction network latency to a neighbouring PE")                 \
   X(int64_t, fi_bytes_per_cycle, 64,                                          \
     "[model] fabric-interface bandwidth per PE and direction")                \
   X(double, lpddr_gbps, 204.8, "[I25] LPDDR5, 16 channels, 204.8 GB/s")       \

@@ -37,6 +37,7 @@
 #include "mtia/sim/stats.h"
 #include "mtia/sim/zeroed_memory.h"
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -87,7 +88,7 @@ public:
   /// fi_bytes_per_cycle; part of busyCycles.
   uint64_t memoryStallCycles = 0;
   /// The work of the started commands, as their trace labels count it:
-  /// bytes (dma_in, dma_out, mlu), elements (se, vec), MACs (dpe). The
+  /// bytes (dma_in, dma_out, mlu, re), elements (se, vec), MACs (dpe). The
   /// roofline divides it by time.
   uint64_t amount = 0;
 
@@ -163,6 +164,9 @@ public:
   void barrier();
   void onCore(int32_t core);
   void vec(SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops, int32_t n);
+  void reSend(ReDir to, DType t, const Shape *s, const Operand *src);
+  void reRecv(ReduceOp op, int32_t dst, DType t, const Shape *s, const Operand *local,
+              ReDir from);
   /// Element `index` of the front of `cb`, as read into a register.
   template <class T> T readScalar(int32_t cb, DType t, int64_t index);
   void scalarCycles(int64_t n);
@@ -196,6 +200,8 @@ private:
   void checkCb(int32_t cb) const;
   void checkDType(DType t) const;
   void checkShape(const Shape &s) const;
+  /// The PE has a neighbour in direction `d`.
+  void checkNeighbour(ReDir d) const;
   /// Reserves the next `len` bytes of `cb` for a produced tile.
   CbRange produce(int32_t cb, int64_t len);
   /// The range at element `offset` of the front of `cb`, `len` bytes.
@@ -271,6 +277,11 @@ public:
   /// Pop processing of CB `tag`.
   void onEvent(uint32_t tag) override;
 
+  /// The id of the neighbour in direction `d`, or -1 at the grid's edge.
+  int32_t neighbour(ReDir d) const;
+  /// A tile arriving over the reduction network from direction `from`.
+  void deliver(ReDir from, Cycle arrival, const uint8_t *data, int64_t bytes);
+
   /// True when nothing is left to do: core done, units idle, no pops.
   bool quiescent() const;
   /// True when every unit's queue is empty.
@@ -288,6 +299,7 @@ private:
   std::pair<Cycle, Cycle> executeDpe(const Command &c);
   std::pair<Cycle, Cycle> executeMlu(const Command &c);
   std::pair<Cycle, Cycle> executeFabric(const Command &c);
+  std::pair<Cycle, Cycle> executeRe(const Command &c);
   /// Operand `i` of `c` as the SE sees it; CB data through scratch `i`.
   SeInput inputOf(const Command &c, int32_t i);
   /// Operand `i` of `c` as a dense tile of `t` over c.shape (an immediate
@@ -306,6 +318,14 @@ private:
   int32_t numCbs_ = 0;
   Unit units_[kNumUnits];
   Core core_;
+  /// The reduction network's input from each neighbour: tiles in arrival
+  /// order (data empty in timing-only mode).
+  struct Packet {
+    Cycle arrival;
+    int64_t bytes;
+    std::vector<uint8_t> data;
+  };
+  std::deque<Packet> inbox_[4];
 };
 
 } // namespace mtia::sim
