@@ -136,6 +136,41 @@ TEST(Timing, MemoryStallIsTheWaitForTheServersBeyondTheTransfer) {
   EXPECT_GT(sr.stats.find("units.dma_in.busy_cycles")->value, 0u);
 }
 
+TEST(Noc, PesOfOneEdgeContendOnTheirCrossbar) {
+  // 8 PEs (4 rows x 2 columns) stream from SRAM scratch through crossbars
+  // of 32 B/cycle, below what the SRAM and the fabric interfaces offer.
+  const int64_t n = 1 << 16, block = 1024;
+  std::vector<float> x(n, 1), y(n, 2), out(n);
+  KernelInfo info = kernelInfo("vector_add", 5, {8192, 8192, 8192});
+  auto run = [&](int64_t crossbars) {
+    sim::Config cfg = sim::mtia2iPreset();
+    cfg.pe_rows = 4;
+    cfg.pe_cols = 2;
+    cfg.noc_crossbars = crossbars;
+    cfg.noc_crossbar_gbps = 32 * cfg.clock_ghz;
+    rt::Simulator sim(cfg);
+    sim::Region rx = regionOf(x), ry = regionOf(y), ro = regionOf(out);
+    rx.sram = ry.sram = ro.sram = true;
+    return sim.launch(vectorAddKernel, info, {n / block, 1, 1},
+                      {ptrArg(x.data()), ptrArg(y.data()), ptrArg(out.data()), intArg(n),
+                       intArg(block)},
+                      {rx, ry, ro});
+  };
+  sim::LaunchSummary two = run(2), one = run(1);
+  // 12 bytes per element cross the NoC; each edge carries half of them
+  // with two crossbars, all of them with one.
+  const double bytes = 12.0 * double(n);
+  EXPECT_EQ(two.stats.find("memory.noc.crossbar0.bytes")->value, uint64_t(bytes / 2));
+  EXPECT_EQ(two.stats.find("memory.noc.crossbar1.bytes")->value, uint64_t(bytes / 2));
+  EXPECT_EQ(one.stats.find("memory.noc.crossbar0.bytes")->value, uint64_t(bytes));
+  EXPECT_EQ(one.stats.find("memory.noc.crossbar1"), nullptr);
+  const double launch = double(sim::mtia2iPreset().launch_overhead_cycles);
+  EXPECT_NEAR(double(two.cycles) - launch, bytes / 64, bytes / 64 * 0.05);
+  EXPECT_NEAR(double(one.cycles) - launch, bytes / 32, bytes / 32 * 0.05);
+  EXPECT_GT(one.stats.find("units.dma_in.memory_stall_cycles")->value,
+            two.stats.find("units.dma_in.memory_stall_cycles")->value);
+}
+
 TEST(Timing, SmallerChipIsSlower) {
   const int64_t n = 1 << 16, block = 1024;
   std::vector<float> x(n, 1), y(n, 2), out(n);

@@ -92,6 +92,8 @@ void Config::validate() const {
   require(vec_fill_cycles >= 0, "vec_fill_cycles", "must be >= 0");
   require(re_bytes_per_cycle >= 1, "re_bytes_per_cycle", "must be >= 1");
   require(re_hop_cycles >= 0, "re_hop_cycles", "must be >= 0");
+  require(noc_crossbars >= 1, "noc_crossbars", "must be >= 1");
+  require(noc_crossbar_gbps > 0, "noc_crossbar_gbps", "must be positive");
   require(fi_bytes_per_cycle >= 1, "fi_bytes_per_cycle", "must be >= 1");
   require(lpddr_gbps > 0, "lpddr_gbps", "must be positive");
   require(lpddr_channels >= 1 && lpddr_channels <= 64, "lpddr_channels", "must be in [1, 64]");

@@ -74,6 +74,11 @@ MemorySystem::MemorySystem(const Config &cfg, StatGroup &stats) : cfg_(cfg) {
   for (Server &ch : lpddr_)
     ch.bytesPerCycle = cfg.lpddrBytesPerCycle() / double(channels_);
   sram_.bytesPerCycle = cfg.sramBytesPerCycle();
+  // A grid narrower than the crossbar count has one band per column.
+  crossbars_.resize(size_t(std::min(cfg.noc_crossbars, cfg.pe_cols)));
+  crossbarBytes_.assign(crossbars_.size(), 0);
+  for (Server &x : crossbars_)
+    x.bytesPerCycle = cfg.noc_crossbar_gbps / cfg.clock_ghz;
   while ((uint64_t(1) << pageShift_) < uint64_t(cfg.sram_page_bytes))
     ++pageShift_;
   totalPages_ = capacityPages_ = uint64_t(cfg.sram_bytes) >> pageShift_;
@@ -87,6 +92,9 @@ MemorySystem::MemorySystem(const Config &cfg, StatGroup &stats) : cfg_(cfg) {
   sram.add("misses", sramMisses_);
   sram.add("evictions", sramEvictions_);
   sram.add("scratch_bytes", sramScratchBytes_);
+  StatGroup &noc = stats.group("noc");
+  for (size_t i = 0; i < crossbarBytes_.size(); ++i)
+    noc.group("crossbar" + std::to_string(i)).add("bytes", crossbarBytes_[i]);
 }
 
 void MemorySystem::beginLaunch(std::vector<Region> regions) {
@@ -102,6 +110,9 @@ void MemorySystem::beginLaunch(std::vector<Region> regions) {
   for (Server &ch : lpddr_)
     ch.freeAt = 0;
   sram_.freeAt = 0;
+  for (Server &x : crossbars_)
+    x.freeAt = 0;
+  std::fill(crossbarBytes_.begin(), crossbarBytes_.end(), 0);
   while (pages_.size() > capacityPages_) { // scratch took cache space
     pages_.erase(lru_.back());
     lru_.pop_back();
@@ -159,6 +170,7 @@ double MemorySystem::fillFromLpddr(double t, uint64_t addr, uint64_t len) {
 void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
   if (len == 0)
     return;
+  req.nocBytes += double(len);
   if (allocations_.inSram(addr)) {
     req.sramReadBytes += double(len);
     sramBytesRead_ += len;
@@ -191,6 +203,7 @@ void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
 }
 
 void MemorySystem::write(MemoryRequest &req, uint64_t addr, uint64_t len) {
+  req.nocBytes += double(len);
   if (allocations_.inSram(addr)) {
     req.sramWriteBytes += double(len);
     sramBytesWritten_ += len;
@@ -214,6 +227,7 @@ void MemorySystem::write(MemoryRequest &req, uint64_t addr, uint64_t len) {
 bool MemorySystem::readScratch(MemoryRequest &req, uint64_t lo, uint64_t hi, uint64_t bytes) {
   if (!allocations_.inSram(lo, hi))
     return false;
+  req.nocBytes += double(bytes);
   req.sramReadBytes += double(bytes);
   sramBytesRead_ += bytes;
   return true;
@@ -222,6 +236,7 @@ bool MemorySystem::readScratch(MemoryRequest &req, uint64_t lo, uint64_t hi, uin
 bool MemorySystem::writeScratch(MemoryRequest &req, uint64_t lo, uint64_t hi, uint64_t bytes) {
   if (!allocations_.inSram(lo, hi))
     return false;
+  req.nocBytes += double(bytes);
   req.sramWriteBytes += double(bytes);
   sramBytesWritten_ += bytes;
   return true;
@@ -229,12 +244,14 @@ bool MemorySystem::writeScratch(MemoryRequest &req, uint64_t lo, uint64_t hi, ui
 
 // Accesses without an address spread evenly over the channels.
 void MemorySystem::readUncached(MemoryRequest &req, uint64_t len) {
+  req.nocBytes += double(len);
   for (int c = 0; c < channels_; ++c)
     req.lpddrBytes[c] += double(len) / channels_;
   lpddrBytesRead_ += len;
 }
 
 void MemorySystem::writeUncached(MemoryRequest &req, uint64_t len) {
+  req.nocBytes += double(len);
   for (int c = 0; c < channels_; ++c)
     req.lpddrBytes[c] += double(len) / channels_;
   lpddrBytesWritten_ += len;
@@ -254,6 +271,10 @@ MemoryTiming MemorySystem::finish(MemoryRequest &req) {
           req.pageReady, cfg_.sram_latency_cycles);
   if (req.fillEnd > 0)
     level(req.fillEnd, 0, cfg_.lpddr_latency_cycles);
+  if (req.nocBytes > 0) { // no latency of its own: part of the levels'
+    level(crossbars_[size_t(req.crossbar)].reserve(start, req.nocBytes), 0, 0);
+    crossbarBytes_[size_t(req.crossbar)] += uint64_t(req.nocBytes);
+  }
   for (int c = 0; c < channels_; ++c)
     if (req.lpddrBytes[c] > 0)
       level(lpddr_[size_t(c)].reserve(start, req.lpddrBytes[c]), 0, cfg_.lpddr_latency_cycles);

@@ -352,6 +352,7 @@ std::pair<Cycle, Cycle> Pe::executeFabric(const Command &c) {
   MemorySystem &mem = chip_.memory();
   MemoryRequest req;
   req.start = now;
+  req.crossbar = mem.crossbarOf(id_ % cfg.pe_cols);
   DmaOutcome out;
   switch (c.kind) {
   case CmdKind::DmaIn:

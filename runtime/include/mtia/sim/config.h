@@ -55,6 +55,12 @@ namespace mtia::sim {
     "[model] reduction engine: accumulate / send bandwidth per PE and link")  \
   X(int64_t, re_hop_cycles, 16,                                               \
     "[model] reduction network latency to a neighbouring PE")                 \
+  X(int64_t, noc_crossbars, 2,                                                \
+    "[I25] NoC crossbars on the die edges link the PE grid to SRAM and "     \
+    "LPDDR; [model] two (west, east), each serving a band of PE columns "   \
+    "(at most one per column)")                                              \
+  X(double, noc_crossbar_gbps, 1728.0,                                        \
+    "[model] bandwidth of one crossbar (1280 B/cycle), both directions")    \
   X(int64_t, fi_bytes_per_cycle, 64,                                          \
     "[model] fabric-interface bandwidth per PE and direction")                \
   X(double, lpddr_gbps, 204.8, "[I25] LPDDR5, 16 channels, 204.8 GB/s")       \

@@ -18,6 +18,11 @@
 //    missing page fills the whole page from LPDDR (the page is usable once
 //    the fill is done) and installs it. Writes go through to LPDDR and update
 //    a resident page; they never allocate.
+//  - Between the PEs and the memories, every byte a DMA moves crosses the
+//    NoC crossbar of its PE's die edge: noc_crossbars servers of
+//    noc_crossbar_gbps, crossbar i serving the i-th band of PE columns.
+//    PEs of one edge contend there even when the memories have bandwidth
+//    to spare.
 //  - A server reserves bytes / bandwidth cycles starting at
 //    max(request time, the end of its previous reservation). Requests are
 //    made in event-time order, so sharing is FIFO-fair and contention shows.
@@ -79,6 +84,10 @@ struct MemoryRequest {
   /// Latest fill a hit must wait for, and latest fill this request started.
   double pageReady = 0;
   double fillEnd = 0;
+  /// The NoC crossbar the issuing PE reaches memory through, and the bytes
+  /// it carries to or from the PE.
+  int crossbar = 0;
+  double nocBytes = 0;
 };
 
 /// When a DMA's data is at the far end, and how long the memory held it.
@@ -98,6 +107,10 @@ public:
   void beginLaunch(std::vector<Region> regions);
 
   const AddressMap &allocations() const { return allocations_; }
+  /// The crossbar of the PE at grid column `col`.
+  int crossbarOf(int64_t col) const {
+    return int(col * int64_t(crossbars_.size()) / cfg_.pe_cols);
+  }
 
   /// Adds a read / write of [addr, addr+len) to `req`.
   void read(MemoryRequest &req, uint64_t addr, uint64_t len);
@@ -148,6 +161,8 @@ private:
   int channels_ = 1;
   std::vector<Server> lpddr_;
   Server sram_;
+  std::vector<Server> crossbars_;
+  std::vector<uint64_t> crossbarBytes_; ///< per crossbar, for the stats
   uint64_t pageShift_ = 0;
   uint64_t capacityPages_ = 0; ///< pages the cache may hold this launch
   uint64_t totalPages_ = 0;    ///< pages of the whole SRAM
