@@ -56,9 +56,9 @@ namespace mtia::sim {
   X(int64_t, re_hop_cycles, 16,                                               \
     "[model] reduction network latency to a neighbouring PE")                 \
   X(int64_t, noc_crossbars, 2,                                                \
-    "[I25] NoC crossbars on the die edges link the PE grid to SRAM and "     \
-    "LPDDR; [model] two (west, east), each serving a band of PE columns "   \
-    "(at most one per column)")                                              \
+    "[I25, P 2.3] NoC crossbars on the die edges link the PE grid to SRAM "  \
+    "and LPDDR; [model] two (west, east), each serving a band of PE "       \
+    "columns (at most one per column)")                                     \
   X(double, noc_crossbar_gbps, 1728.0,                                        \
     "[model] bandwidth of one crossbar (1280 B/cycle), both directions")    \
   X(int64_t, fi_bytes_per_cycle, 64,                                          \
