@@ -3,7 +3,7 @@
 GPU kernels call libdevice for math the core language lacks. For a kernel
 compiled for MTIA, Triton's frontend replaces `triton.language.extra.libdevice`
 (the module, and every function imported from it) by this module
-(`MTIABackend.get_module_map`). Each function here is one of three kinds:
+(`MTIABackend.get_module_map`). Each function here is one of four kinds:
 
 * **SE functions** (`_SE`): a `tt.extern_elementwise` with the reserved symbol
   `__mtia_<name>`, which the compiler lowers onto the SIMD Engine (its lookup
@@ -14,11 +14,13 @@ compiled for MTIA, Triton's frontend replaces `triton.language.extra.libdevice`
   abs, where, bit casts, ...), only where the composition is exact or within
   a few ulp of the correctly rounded result (`trunc`, `round`, `rint`,
   `isnan`, `copysign`, `hypot`, `log10`, `tan`, ...).
-* **Pending functions** (`_PENDING`): math functions for which no accurate
-  composition from the SE opcodes exists (`log1p` near 0, `expm1`, `sinh`,
-  `atan`, ...). They still emit `__mtia_<name>`; until the compiler maps that
-  symbol it reports "unsupported library function '__mtia_<name>'" at the
-  kernel's source line, and once it does the function works unchanged.
+* **Vector-core functions** (`_VECTOR_CORE`): math the SE has no lookup
+  table for and no accurate composition covers (`log1p` near 0, `expm1`,
+  `sinh`, `atan`, ...). They emit `__mtia_<name>` too; the compiler places
+  them on the PE's RISC-V vector core instead.
+* **Pending functions** (`_PENDING`): emitted as `__mtia_<name>` but not
+  lowered yet (`erfinv`, Bessel functions, ...): the compiler reports
+  "library function '__mtia_<name>'" at the kernel's source line.
 
 Any other name of upstream libdevice (integer bit tricks, directed rounding
 modes) is defined too, so that a module importing it still compiles its other
@@ -46,13 +48,20 @@ _SE_ALIASES = {
     "sqrt_rn": "sqrt", "rsqrt_rn": "rsqrt"
 }
 
-#: Float functions the compiler should give an SE opcode (or a vector-core
-#: routine) next: emitted as `__mtia_<name>`, {name: arity}.
-_PENDING = {
+#: {name: arity} of the functions the compiler places on the RISC-V vector
+#: core, because the SE has no lookup table for them (MTIA_VEC_OP in
+#: runtime/include/mtia/se_ops.def; libdeviceOpcode in OpMapping.cpp).
+_VECTOR_CORE = {
     "log1p": 1, "expm1": 1, "exp10": 1, "sinh": 1, "asinh": 1, "acosh": 1, "atanh": 1, "atan": 1, "asin": 1,
-    "acos": 1, "atan2": 2, "erfc": 1, "erfinv": 1, "erfcx": 1, "erfcinv": 1, "normcdf": 1, "normcdfinv": 1,
-    "lgamma": 1, "tgamma": 1, "cbrt": 1, "rcbrt": 1, "sinpi": 1, "cospi": 1, "remainder": 2, "nextafter": 2,
-    "logb": 1, "j0": 1, "j1": 1, "y0": 1, "y1": 1, "cyl_bessel_i0": 1, "cyl_bessel_i1": 1, "fast_exp10f": 1,
+    "acos": 1, "atan2": 2, "erfc": 1, "lgamma": 1, "tgamma": 1, "cbrt": 1, "remainder": 2, "nextafter": 2,
+    "logb": 1
+}
+
+#: Float functions the compiler does not lower yet: emitted as
+#: `__mtia_<name>`, {name: arity}; the compiler reports them at the call.
+_PENDING = {
+    "erfinv": 1, "erfcx": 1, "erfcinv": 1, "normcdf": 1, "normcdfinv": 1, "rcbrt": 1, "sinpi": 1, "cospi": 1,
+    "j0": 1, "j1": 1, "y0": 1, "y1": 1, "cyl_bessel_i0": 1, "cyl_bessel_i1": 1, "fast_exp10f": 1,
     "fast_log10f": 1
 }
 
@@ -86,7 +95,7 @@ for _name, _arity in _SE.items():
     globals()[_name] = _make_extern(_name, _name, _arity)
 for _name, _target in _SE_ALIASES.items():
     globals()[_name] = _make_extern(_name, _target, _SE[_target])
-for _name, _arity in _PENDING.items():
+for _name, _arity in (_VECTOR_CORE | _PENDING).items():
     globals()[_name] = _make_extern(_name, _name, _arity)
 
 # ---------------------------------------------------------------------------
@@ -335,6 +344,7 @@ COMPOSED = ("abs", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "isna
             "uint_as_float", "double_as_longlong", "longlong_as_double", "float2int_rz", "int2float_rn",
             "double2float_rn")
 SE_FUNCTIONS = tuple(_SE) + tuple(_SE_ALIASES)
+VECTOR_CORE_FUNCTIONS = tuple(_VECTOR_CORE)
 PENDING = tuple(_PENDING)
 
 # ---------------------------------------------------------------------------

@@ -570,6 +570,8 @@ void Core::elementwise(CmdKind kind, SeOp op, int32_t dst, DType t, const Shape 
   if (n < 1 || n > 3)
     fail(fault_kind::kInvalidCommand, dst, std::string(issuing_) + " takes 1 to 3 operands");
   std::string why = checkElementwise(op, t, ops, n);
+  if (why.empty() && kind == CmdKind::Se && seOpIsVectorOnly(op))
+    why = std::string(seOpName(op)) + " has no SE lookup table; it runs on the vector core (vec)";
   if (!why.empty())
     fail(fault_kind::kInvalidCommand, dst, why);
   Command c;

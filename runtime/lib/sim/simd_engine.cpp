@@ -104,6 +104,24 @@ template <class V, class F> bool withUnary(SeOp op, F &&f) {
     // The host runs in the default rounding mode: nearbyint rounds to even.
     case SeOp::Rint: f([](V x) { return std::nearbyint(x); }); return true;
     case SeOp::Trunc: f([](V x) { return std::trunc(x); }); return true;
+    case SeOp::Log1p: f([](V x) { return std::log1p(x); }); return true;
+    case SeOp::Expm1: f([](V x) { return std::expm1(x); }); return true;
+    case SeOp::Log10: f([](V x) { return std::log10(x); }); return true;
+    case SeOp::Exp10: f([](V x) { return std::pow(V(10), x); }); return true;
+    case SeOp::Tan: f([](V x) { return std::tan(x); }); return true;
+    case SeOp::Atan: f([](V x) { return std::atan(x); }); return true;
+    case SeOp::Asin: f([](V x) { return std::asin(x); }); return true;
+    case SeOp::Acos: f([](V x) { return std::acos(x); }); return true;
+    case SeOp::Sinh: f([](V x) { return std::sinh(x); }); return true;
+    case SeOp::Cosh: f([](V x) { return std::cosh(x); }); return true;
+    case SeOp::Asinh: f([](V x) { return std::asinh(x); }); return true;
+    case SeOp::Acosh: f([](V x) { return std::acosh(x); }); return true;
+    case SeOp::Atanh: f([](V x) { return std::atanh(x); }); return true;
+    case SeOp::Erfc: f([](V x) { return std::erfc(x); }); return true;
+    case SeOp::Cbrt: f([](V x) { return std::cbrt(x); }); return true;
+    case SeOp::Lgamma: f([](V x) { return std::lgamma(x); }); return true;
+    case SeOp::Tgamma: f([](V x) { return std::tgamma(x); }); return true;
+    case SeOp::Logb: f([](V x) { return std::logb(x); }); return true;
     default: return false;
     }
   } else {
@@ -138,6 +156,9 @@ template <class V, class F> bool withBinary(SeOp op, F &&f) {
     case SeOp::Maximum: f([](V x, V y) { return maximumOf(x, y); }); return true;
     case SeOp::Minimum: f([](V x, V y) { return minimumOf(x, y); }); return true;
     case SeOp::Pow: f([](V x, V y) { return std::pow(x, y); }); return true;
+    case SeOp::Atan2: f([](V x, V y) { return std::atan2(x, y); }); return true;
+    case SeOp::Remainder: f([](V x, V y) { return std::remainder(x, y); }); return true;
+    case SeOp::Nextafter: f([](V x, V y) { return std::nextafter(x, y); }); return true;
     default: return false;
     }
   } else {
@@ -331,6 +352,17 @@ const char *seOpName(SeOp op) {
 const char *reduceOpName(ReduceOp op) {
   return size_t(op) < kNumReduceOps ? kReduceNames[size_t(op)] : "?";
 }
+bool seOpIsVectorOnly(SeOp op) {
+  switch (op) {
+#define MTIA_SE_OP(Name, Arity)
+#define MTIA_VEC_OP(Name, Arity) case SeOp::Name:
+#include "mtia/se_ops.def"
+    return true;
+  default:
+    return false;
+  }
+}
+
 int seOpArity(SeOp op) { return size_t(op) < kNumSeOps ? kArity[size_t(op)] : 0; }
 
 DType seComputeType(SeOp op, DType out, const Operand *ops, int n) {

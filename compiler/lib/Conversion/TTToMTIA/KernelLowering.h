@@ -134,6 +134,7 @@ private:
   LogicalResult lowerScalarOp(Operation *op);
   LogicalResult lowerTensorOp(Operation *op);
   LogicalResult lowerElementwise(Operation *op, StringRef opcode);
+  Value scalarLibdevice(tt::ExternElementwiseOp op, ArrayRef<Value> args);
   LogicalResult lowerLoad(tt::LoadOp op);
   LogicalResult lowerStore(tt::StoreOp op);
   LogicalResult lowerReduce(tt::ReduceOp op);

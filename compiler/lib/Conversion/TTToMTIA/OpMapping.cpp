@@ -67,6 +67,28 @@ StringRef libdeviceOpcode(StringRef symbol) {
       .Case("tanh", "Tanh")
       .Case("erf", "Erf")
       .Case("pow", "Pow")
+      // Vector-core math (no SE lookup table).
+      .Case("log1p", "Log1p")
+      .Case("expm1", "Expm1")
+      .Case("log10", "Log10")
+      .Case("exp10", "Exp10")
+      .Case("tan", "Tan")
+      .Case("atan", "Atan")
+      .Case("asin", "Asin")
+      .Case("acos", "Acos")
+      .Case("sinh", "Sinh")
+      .Case("cosh", "Cosh")
+      .Case("asinh", "Asinh")
+      .Case("acosh", "Acosh")
+      .Case("atanh", "Atanh")
+      .Case("erfc", "Erfc")
+      .Case("cbrt", "Cbrt")
+      .Case("lgamma", "Lgamma")
+      .Case("tgamma", "Tgamma")
+      .Case("logb", "Logb")
+      .Case("atan2", "Atan2")
+      .Case("remainder", "Remainder")
+      .Case("nextafter", "Nextafter")
       .Default("");
 }
 

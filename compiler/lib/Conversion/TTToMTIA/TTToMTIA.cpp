@@ -21,6 +21,10 @@
 
 #include "KernelLowering.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
+#include <functional>
+
 namespace mlir::triton_mtia {
 #define GEN_PASS_DEF_CONVERTTTTOMTIA
 #include "triton-mtia/Conversion/Passes.h.inc"
@@ -250,24 +254,12 @@ LogicalResult KernelLowering::lowerScalarOp(Operation *op) {
     return success();
   }
   if (auto ext = dyn_cast<tt::ExternElementwiseOp>(op)) {
-    StringRef opcode = libdeviceOpcode(ext.getSymbol());
-    if (opcode.empty())
-      return unsupported(op, "library function '" + ext.getSymbol() +
-                                 "' (MTIA provides triton.language.extra.libdevice "
-                                 "through triton_mtia.language.libdevice)");
     SmallVector<Value> args;
     for (Value v : ext.getSrcs())
       args.push_back(scalar(v));
-    Value x = args[0], result;
-    if (opcode == "Exp") result = math::ExpOp::create(b, loc, x);
-    else if (opcode == "Exp2") result = math::Exp2Op::create(b, loc, x);
-    else if (opcode == "Log") result = math::LogOp::create(b, loc, x);
-    else if (opcode == "Log2") result = math::Log2Op::create(b, loc, x);
-    else if (opcode == "Sqrt") result = math::SqrtOp::create(b, loc, x);
-    else if (opcode == "Rsqrt") result = math::RsqrtOp::create(b, loc, x);
-    else if (opcode == "Tanh") result = math::TanhOp::create(b, loc, x);
-    else if (opcode == "Erf") result = math::ErfOp::create(b, loc, x);
-    else result = math::PowFOp::create(b, loc, x, args[1]);
+    Value result = scalarLibdevice(ext, args);
+    if (!result)
+      return failure();
     scalars.map(ext.getResult(), result);
     return success();
   }
@@ -403,6 +395,16 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, StringRef opcode) 
   }
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   // Uniform operands: compute once on the core and keep it a splat.
+  if (allSplat && isa<tt::ExternElementwiseOp>(op)) {
+    SmallVector<Value> args;
+    for (const Lowered &l : operands)
+      args.push_back(l.scalar);
+    Value result = scalarLibdevice(cast<tt::ExternElementwiseOp>(op), args);
+    if (!result)
+      return failure();
+    tensors[op->getResult(0)] = Lowered::splat(result);
+    return success();
+  }
   if (allSplat) {
     OperationState state(loc, op->getName());
     for (const Lowered &l : operands)
@@ -419,9 +421,55 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, StringRef opcode) 
     srcs.push_back(sourceOf(l, imms));
   SmallVector<int64_t> shape(type.getShape());
   int64_t cb = newResultTile(op->getResult(0), type.getElementType(), shape, loc);
+  // Math the SE has no lookup table for runs on the RISC-V vector core.
+  StringRef unit = mtia::isVectorOnlyOpcode(opcode) ? "vec" : "se";
   mtia::SeOp::create(b, loc, imms, opcode, cb, type.getElementType(), shape,
-                       b.getArrayAttr(srcs));
+                     b.getArrayAttr(srcs), unit);
   return success();
+}
+
+/// A libdevice call on scalars: core math, or an error naming the function.
+Value KernelLowering::scalarLibdevice(tt::ExternElementwiseOp op,
+                                      ArrayRef<Value> args) {
+  Location loc = op.getLoc();
+  StringRef opcode = libdeviceOpcode(op.getSymbol());
+  Value x = args.empty() ? Value() : args[0];
+  auto unary = [&](auto tag) -> Value {
+    using MathOp = decltype(tag);
+    return MathOp::create(b, loc, x);
+  };
+  Value result = llvm::StringSwitch<std::function<Value()>>(opcode)
+      .Case("Exp", [&] { return unary(math::ExpOp()); })
+      .Case("Exp2", [&] { return unary(math::Exp2Op()); })
+      .Case("Log", [&] { return unary(math::LogOp()); })
+      .Case("Log2", [&] { return unary(math::Log2Op()); })
+      .Case("Log10", [&] { return unary(math::Log10Op()); })
+      .Case("Log1p", [&] { return unary(math::Log1pOp()); })
+      .Case("Expm1", [&] { return unary(math::ExpM1Op()); })
+      .Case("Sqrt", [&] { return unary(math::SqrtOp()); })
+      .Case("Rsqrt", [&] { return unary(math::RsqrtOp()); })
+      .Case("Tanh", [&] { return unary(math::TanhOp()); })
+      .Case("Erf", [&] { return unary(math::ErfOp()); })
+      .Case("Erfc", [&] { return unary(math::ErfcOp()); })
+      .Case("Tan", [&] { return unary(math::TanOp()); })
+      .Case("Atan", [&] { return unary(math::AtanOp()); })
+      .Case("Asin", [&] { return unary(math::AsinOp()); })
+      .Case("Acos", [&] { return unary(math::AcosOp()); })
+      .Case("Sinh", [&] { return unary(math::SinhOp()); })
+      .Case("Cosh", [&] { return unary(math::CoshOp()); })
+      .Case("Asinh", [&] { return unary(math::AsinhOp()); })
+      .Case("Acosh", [&] { return unary(math::AcoshOp()); })
+      .Case("Atanh", [&] { return unary(math::AtanhOp()); })
+      .Case("Cbrt", [&] { return unary(math::CbrtOp()); })
+      .Case("Pow", [&] { return Value(math::PowFOp::create(b, loc, x, args[1])); })
+      .Case("Atan2", [&] { return Value(math::Atan2Op::create(b, loc, x, args[1])); })
+      .Default([] { return Value(); })();
+  if (!result)
+    (void)unsupported(op, "library function '" + op.getSymbol() +
+                              "' on scalars (MTIA provides "
+                              "triton.language.extra.libdevice through "
+                              "triton_mtia.language.libdevice)");
+  return result;
 }
 
 LogicalResult KernelLowering::lowerReduce(tt::ReduceOp op) {

@@ -427,6 +427,21 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
           .Case<math::CeilOp>([&](auto) { return call("std::ceil", 1); })
           .Case<math::PowFOp>([&](auto) { return call("std::pow", 2); })
           .Case<math::FmaOp>([&](auto) { return call("std::fma", 3); })
+          .Case<math::Log10Op>([&](auto) { return call("std::log10", 1); })
+          .Case<math::Log1pOp>([&](auto) { return call("std::log1p", 1); })
+          .Case<math::ExpM1Op>([&](auto) { return call("std::expm1", 1); })
+          .Case<math::ErfcOp>([&](auto) { return call("std::erfc", 1); })
+          .Case<math::TanOp>([&](auto) { return call("std::tan", 1); })
+          .Case<math::AtanOp>([&](auto) { return call("std::atan", 1); })
+          .Case<math::AsinOp>([&](auto) { return call("std::asin", 1); })
+          .Case<math::AcosOp>([&](auto) { return call("std::acos", 1); })
+          .Case<math::SinhOp>([&](auto) { return call("std::sinh", 1); })
+          .Case<math::CoshOp>([&](auto) { return call("std::cosh", 1); })
+          .Case<math::AsinhOp>([&](auto) { return call("std::asinh", 1); })
+          .Case<math::AcoshOp>([&](auto) { return call("std::acosh", 1); })
+          .Case<math::AtanhOp>([&](auto) { return call("std::atanh", 1); })
+          .Case<math::CbrtOp>([&](auto) { return call("std::cbrt", 1); })
+          .Case<math::Atan2Op>([&](auto) { return call("std::atan2", 2); })
           .Default([&](Operation *) { return std::string(); });
   if (expr.empty() || type.empty())
     return op.emitError() << "the C++ emitter does not handle '" << op.getName()
@@ -500,7 +515,7 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     return success();
   }
   if (auto se = dyn_cast<mtia::SeOp>(op)) {
-    line() << "se(ctx, SeOp::" << se.getOpcode() << ", /*dst=*/" << se.getCb()
+    line() << se.getUnit() << "(ctx, SeOp::" << se.getOpcode() << ", /*dst=*/" << se.getCb()
            << ", " << dtypeName(se.getElemType()) << ", "
            << shapeLiteral(se.getShape());
     for (const std::string &src : operandLiterals(se.getSrcs(), se.getImms()))

@@ -99,3 +99,21 @@ tt.func public @libdevice(%p: !tt.ptr<f32>, %f: f32) {
   tt.store %pp, %y : tensor<64x!tt.ptr<f32>>
   tt.return
 }
+
+// Math the SE has no lookup table for is placed on the RISC-V vector core;
+// on scalars it is core math.
+// CHECK-LABEL: func.func @vector_core(
+// CHECK: mtia.se "Log1p" {cb = {{[0-9]+}} : i64, elemType = f32, shape = array<i64: 64>, srcs = [{{.*}}], unit = "vec"}
+// CHECK: math.atan %{{.*}} : f32
+tt.func public @vector_core(%p: !tt.ptr<f32>, %f: f32) {
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %pp = tt.addptr %ps, %r : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  %x = tt.load %pp : tensor<64x!tt.ptr<f32>>
+  %t = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__mtia_log1p"} : (tensor<64xf32>) -> tensor<64xf32>
+  %e = tt.extern_elementwise %f {libname = "", libpath = "", pure = true, symbol = "__mtia_atan"} : (f32) -> f32
+  %es = tt.splat %e : f32 -> tensor<64xf32>
+  %y = arith.addf %t, %es : tensor<64xf32>
+  tt.store %pp, %y : tensor<64x!tt.ptr<f32>>
+  tt.return
+}

@@ -76,3 +76,12 @@ func.func @too_many() {
   mtia.cb_pop {bytes = 32 : i64, cb = 15 : i64}
   return
 }
+
+// -----
+
+func.func @vector_only_on_se() {
+  mtia.se_iota {cb = 0 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}
+  // expected-error @+1 {{Log1p has no SE lookup table; it runs on the vector core}}
+  mtia.se "Log1p" {cb = 1 : i64, elemType = f32, shape = array<i64: 8>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 1>]}
+  return
+}

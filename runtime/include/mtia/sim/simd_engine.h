@@ -70,6 +70,8 @@ private:
 const char *seOpName(SeOp op);
 const char *reduceOpName(ReduceOp op);
 /// Operand count of `op` per se_ops.def (0 if `op` is not an opcode).
+/// Whether `op` runs only on the RISC-V vector core (se_ops.def).
+bool seOpIsVectorOnly(SeOp op);
 int seOpArity(SeOp op);
 
 /// The type an elementwise command computes in (see the file comment).

@@ -45,6 +45,14 @@ bool mlir::triton_mtia::mtia::lookupSeOpcode(StringRef name, int &arity) {
   return found != 0;
 }
 
+bool mlir::triton_mtia::mtia::isVectorOnlyOpcode(StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+#define MTIA_SE_OP(Name, Arity)
+#define MTIA_VEC_OP(Name, Arity) .Case(#Name, true)
+#include "mtia/se_ops.def"
+      .Default(false);
+}
+
 bool mlir::triton_mtia::mtia::isSeReduceKind(StringRef name) {
   return llvm::StringSwitch<bool>(name)
 #define MTIA_SE_REDUCE(Name) .Case(#Name, true)
@@ -136,6 +144,12 @@ LogicalResult SeOp::verify() {
     return emitOpError() << "unknown SE opcode '" << getOpcode() << "'";
   if (static_cast<int>(getSrcs().size()) != arity)
     return emitOpError() << getOpcode() << " takes " << arity << " operands";
+  if (getUnit() != "se" && getUnit() != "vec")
+    return emitOpError() << "unit must be \"se\" or \"vec\", not \"" << getUnit()
+                         << "\"";
+  if (getUnit() == "se" && isVectorOnlyOpcode(getOpcode()))
+    return emitOpError() << getOpcode()
+                         << " has no SE lookup table; it runs on the vector core (unit = \"vec\")";
   size_t numImm = llvm::count_if(getSrcs(), [](Attribute a) { return isa<ImmAttr>(a); });
   if (numImm != getImms().size())
     return emitOpError("needs one immediate operand per #mtia.imm source");

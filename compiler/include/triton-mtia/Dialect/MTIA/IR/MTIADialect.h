@@ -25,6 +25,9 @@ inline constexpr llvm::StringLiteral kCbCapacityAttr = "mtia.cb_capacity";
 int64_t elementBytes(Type type);
 /// Whether `name` is an opcode of se_ops.def; sets `arity` if so.
 bool lookupSeOpcode(llvm::StringRef name, int &arity);
+/// Whether opcode `name` runs only on the RISC-V vector core (MTIA_VEC_OP in
+/// se_ops.def).
+bool isVectorOnlyOpcode(llvm::StringRef name);
 /// Whether `name` is a reduction of se_reduce_ops.def.
 bool isSeReduceKind(llvm::StringRef name);
 /// The CB ids an op reads and the one it appends a tile to (or -1).

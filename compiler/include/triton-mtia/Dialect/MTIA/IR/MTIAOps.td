@@ -123,15 +123,18 @@ def MTIA_ScatterOutOp : MTIA_Op<"scatter_out"> {
 //===----------------------------------------------------------------------===//
 
 def MTIA_SeOp : MTIA_Op<"se"> {
-  let summary = "elementwise SIMD Engine command; result appended to `cb`";
+  let summary = "elementwise command on the SIMD engine or vector core; result appended to `cb`";
   let description = [{
     `srcs` lists the operands in order: a `#mtia.view` reads a CB, a
     `#mtia.imm` takes the next of `imms`. `opcode` is a name from
-    runtime/include/mtia/se_ops.def.
+    runtime/include/mtia/se_ops.def. `unit` is "se" (the SIMD engine) or
+    "vec" (the RISC-V vector core, which runs every opcode, and is the only
+    unit for the vector-only ones: math the SE has no lookup table for).
   }];
   let arguments = (ins Variadic<AnyType>:$imms, StrAttr:$opcode, I64Attr:$cb,
                        TypeAttr:$elemType, DenseI64ArrayAttr:$shape,
-                       ArrayAttr:$srcs);
+                       ArrayAttr:$srcs,
+                       DefaultValuedStrAttr<StrAttr, "se">:$unit);
   let assemblyFormat = "$opcode ($imms^ `:` type($imms))? attr-dict";
   let hasVerifier = 1;
 }
