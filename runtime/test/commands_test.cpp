@@ -449,6 +449,40 @@ TEST_F(CommandsTest, BarrierWaitsForEveryIssuedCommand) {
   EXPECT_GE(r.stats.find("units.riscv.blocked_barrier_cycles")->value, 256u);
 }
 
+TEST(VectorCore, RunsTheLongTailMathTheSeRejects) {
+  static std::vector<float> in(256), out(256);
+  for (int i = 0; i < 256; ++i)
+    in[size_t(i)] = float(i) / 256.0f;
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(256);
+    load(c, 0, DType::F32, a[0].u, 256);
+    vec(c, SeOp::Log1p, 1, DType::F32, s, tile(0, DType::F32, s));
+    cbPop(c, 0, 1024);
+    store(c, 1, DType::F32, a[1].u, 256);
+  };
+  rt::Simulator sim(rowOfPes(1));
+  KernelInfo info = kernelInfo("k", 2, {1024, 1024});
+  sim.launch(kernel, info, {1, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+             {regionOf(in), regionOf(out)});
+  for (int i = 0; i < 256; ++i)
+    ASSERT_EQ(out[size_t(i)], std::log1p(in[size_t(i)]));
+
+  // The same opcode on the SE is an invalid command: it has no lookup table.
+  auto onSe = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(256);
+    load(c, 0, DType::F32, a[0].u, 256);
+    se(c, SeOp::Log1p, 1, DType::F32, s, tile(0, DType::F32, s));
+  };
+  try {
+    sim.launch(onSe, info, {1, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+               {regionOf(in), regionOf(out)});
+    ADD_FAILURE() << "Log1p on the SE did not fault";
+  } catch (const sim::FaultError &e) {
+    EXPECT_EQ(e.fault().kind, sim::fault_kind::kInvalidCommand);
+    EXPECT_NE(std::string(e.what()).find("vector core"), std::string::npos) << e.what();
+  }
+}
+
 } // namespace
 
 namespace {
