@@ -105,7 +105,10 @@ bool isViewOp(Operation *op);
 StringRef libdeviceOpcode(StringRef symbol);
 /// Name of the SE opcode for an elementwise arith/math op, or "".
 StringRef seOpcodeFor(Operation *op);
-/// The SE reduction a single-op combine region performs, or "".
+/// The SE reduction kind of a combine block (of a reduce or a scan) that is
+/// one binary op of its two arguments, or "".
+StringRef combineKindFor(Block &body);
+/// combineKindFor of a single-operand reduction, or "".
 StringRef reduceKindFor(tt::ReduceOp op);
 
 

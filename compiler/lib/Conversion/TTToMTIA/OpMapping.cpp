@@ -192,15 +192,15 @@ StringRef seOpcodeFor(Operation *op) {
       .Default([](Operation *) { return ""; });
 }
 
-/// The SE reduction a single-op combine region performs, or "".
-StringRef reduceKindFor(tt::ReduceOp op) {
-  Block &body = op.getCombineOp().front();
-  if (op.getSrcs().size() != 1 || body.getOperations().size() != 2)
+/// The SE reduction kind of a combine block (of a reduce or a scan) that is
+/// one binary op of its two arguments, or "".
+StringRef combineKindFor(Block &body) {
+  if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
     return "";
   Operation &combine = body.front();
-  auto ret = dyn_cast<tt::ReduceReturnOp>(body.back());
-  if (!ret || ret.getResult().size() != 1 ||
-      ret.getResult()[0] != combine.getResult(0) || combine.getNumOperands() != 2)
+  Operation *ret = body.getTerminator();
+  if (ret->getNumOperands() != 1 || ret->getOperand(0) != combine.getResult(0) ||
+      combine.getNumOperands() != 2)
     return "";
   bool usesArgs = (combine.getOperand(0) == body.getArgument(0) &&
                    combine.getOperand(1) == body.getArgument(1)) ||
@@ -221,6 +221,10 @@ StringRef reduceKindFor(tt::ReduceOp op) {
       .Case<arith::OrIOp>([](auto) { return "Or"; })
       .Case<arith::XOrIOp>([](auto) { return "Xor"; })
       .Default([](Operation *) { return ""; });
+}
+
+StringRef reduceKindFor(tt::ReduceOp op) {
+  return op.getSrcs().size() == 1 ? combineKindFor(op.getCombineOp().front()) : "";
 }
 
 //===----------------------------------------------------------------------===//

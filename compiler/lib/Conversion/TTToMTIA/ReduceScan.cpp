@@ -32,37 +32,6 @@ static int64_t tileBytes(Type elemType, ArrayRef<int64_t> shape) {
   return numElements(shape) * mtia::elementBytes(elemType);
 }
 
-/// The SE reduction kind of a combine block that is one binary op of its two
-/// arguments (one operand), or "".
-static StringRef singleCombineKind(Block &body) {
-  if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
-    return "";
-  Operation &combine = body.front();
-  Operation *ret = body.getTerminator();
-  if (ret->getNumOperands() != 1 || ret->getOperand(0) != combine.getResult(0) ||
-      combine.getNumOperands() != 2)
-    return "";
-  bool usesArgs = (combine.getOperand(0) == body.getArgument(0) &&
-                   combine.getOperand(1) == body.getArgument(1)) ||
-                  (combine.getOperand(0) == body.getArgument(1) &&
-                   combine.getOperand(1) == body.getArgument(0));
-  if (!usesArgs)
-    return "";
-  return llvm::TypeSwitch<Operation *, StringRef>(&combine)
-      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return "Sum"; })
-      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return "Prod"; })
-      .Case<arith::MaxNumFOp, arith::MaxSIOp>([](auto) { return "Max"; })
-      .Case<arith::MinNumFOp, arith::MinSIOp>([](auto) { return "Min"; })
-      .Case<arith::MaxUIOp>([](auto) { return "MaxU"; })
-      .Case<arith::MinUIOp>([](auto) { return "MinU"; })
-      .Case<arith::MaximumFOp>([](auto) { return "Maximum"; })
-      .Case<arith::MinimumFOp>([](auto) { return "Minimum"; })
-      .Case<arith::AndIOp>([](auto) { return "And"; })
-      .Case<arith::OrIOp>([](auto) { return "Or"; })
-      .Case<arith::XOrIOp>([](auto) { return "Xor"; })
-      .Default([](Operation *) { return ""; });
-}
-
 /// A view of the dense tile in `cb` (laid out in `tileShape`) read over
 /// `viewShape` starting `offset` elements past the front.
 static Lowered denseView(int64_t cb, Type elemType, ArrayRef<int64_t> tileShape,
@@ -245,7 +214,7 @@ LogicalResult KernelLowering::lowerScan(tt::ScanOp op) {
   int64_t rank = shape.size();
   Block &body = op.getCombineOp().front();
 
-  StringRef kind = op.getSrcs().size() == 1 ? singleCombineKind(body) : "";
+  StringRef kind = op.getSrcs().size() == 1 ? combineKindFor(body) : "";
   if (!kind.empty()) {
     auto in = tensor(op.getSrcs()[0]);
     if (failed(in))
