@@ -54,8 +54,6 @@ def descriptor_copy_kernel(in_desc, out_ptr, n_cols, BLOCK_M: tl.constexpr, BLOC
     tl.store(out_ptr + offsets, tile)
 
 
-@pytest.mark.xfail(reason="compiler: host tensor descriptors (rewritten to pointers) are not lowered yet",
-                   strict=False)
 def test_host_tensor_descriptor_copy(gen):
     from triton.tools.tensor_descriptor import TensorDescriptor
     x = torch.randn(8 * 70, 16, generator=gen)

@@ -381,6 +381,13 @@ FailureOr<Lowered> KernelLowering::rematerialize(
     temps.push_back({cb, numElements(shape) * mtia::elementBytes(elemType)});
     return Lowered::tile(cb, elemType, shape);
   };
+  // Intermediate tiles are read once, by the command that combines them:
+  // pop them right after it, so a deep address expression holds few CBs.
+  auto popSince = [&](size_t mark) {
+    for (size_t i = mark; i < temps.size(); ++i)
+      mtia::CbPopOp::create(b, loc, temps[i].first, temps[i].second);
+    temps.truncate(mark);
+  };
   if (auto range = dyn_cast<tt::MakeRangeOp>(def)) {
     int64_t cb = nextCb++;
     mtia::SeIotaOp::create(b, loc, cb, elemType, shape[0], range.getStart());
@@ -416,6 +423,7 @@ FailureOr<Lowered> KernelLowering::rematerialize(
       elemType.isInteger(64))
     return rematerialize(def->getOperand(0), loc, temps);
   if (auto addptr = dyn_cast<tt::AddPtrOp>(def)) {
+    size_t mark = temps.size();
     auto ptr = rematerialize(addptr.getPtr(), loc, temps);
     if (failed(ptr))
       return failure();
@@ -447,12 +455,14 @@ FailureOr<Lowered> KernelLowering::rematerialize(
     mtia::SeOp::create(b, 
         loc, imms, "Add", addr, i64, shape,
         b.getArrayAttr({ptrSrc, sourceOf(Lowered::tile(scaled, i64, shape), imms)}));
+    popSince(mark);
     return fresh(addr);
   }
   StringRef opcode = seOpcodeFor(def);
   if (!opcode.empty()) {
     SmallVector<Value> imms;
     SmallVector<Attribute> srcs;
+    size_t mark = temps.size();
     for (Value operand : def->getOperands()) {
       auto l = rematerialize(operand, loc, temps);
       if (failed(l))
@@ -462,6 +472,7 @@ FailureOr<Lowered> KernelLowering::rematerialize(
     int64_t cb = nextCb++;
     mtia::SeOp::create(b, loc, imms, opcode, cb, elemType, shape,
                          b.getArrayAttr(srcs));
+    popSince(mark);
     return fresh(cb);
   }
   return failure();
