@@ -589,30 +589,39 @@ void Core::elementwise(CmdKind kind, SeOp op, int32_t dst, DType t, const Shape 
   submit(c);
 }
 
-void Core::seReduce(ReduceOp op, int32_t dst, DType t, const Shape *in, int32_t axis,
-                    const Operand *src) {
-  issuing_ = "seReduce";
+/// The checks and fields shared by the SE commands that work along one axis
+/// of a tile (reductions and scans); `nonEmptyAxis` asks for at least one
+/// element along it.
+Command Core::axisCommand(CmdKind kind, ReduceOp op, int32_t dst, DType t, const Shape *s,
+                          int32_t axis, const Operand *src, bool nonEmptyAxis) {
   checkCb(dst);
-  checkShape(*in);
-  if (in->rank < 1 || axis < 0 || axis >= in->rank || in->dim[axis] < 1)
+  checkShape(*s);
+  if (s->rank < 1 || axis < 0 || axis >= s->rank || (nonEmptyAxis && s->dim[axis] < 1))
     fail(fault_kind::kInvalidCommand, dst,
-         "seReduce axis " + std::to_string(axis) + " is not a non-empty dimension of its rank-" +
-             std::to_string(in->rank) + " input");
+         std::string(issuing_) + " axis " + std::to_string(axis) + " is not a " +
+             (nonEmptyAxis ? "non-empty " : "") + "dimension of its rank-" +
+             std::to_string(s->rank) + " input");
   std::string why = checkReduce(op, t);
   if (why.empty() && !isValidDType(src->dtype))
-    why = "seReduce source has an invalid dtype";
+    why = std::string(issuing_) + " source has an invalid dtype";
   if (!why.empty())
     fail(fault_kind::kInvalidCommand, dst, why);
   Command c;
-  c.kind = CmdKind::SeReduce;
+  c.kind = kind;
   c.dtype = t;
   c.op = uint16_t(op);
-  c.shape = *in;
+  c.shape = *s;
   c.axis = axis;
   c.operands[0] = *src;
   c.numOperands = c.numReads = 1;
-  if (src->kind == Operand::Kind::Cb && in->numElements() > 0)
-    c.reads[0] = operandRange(*src, *in);
+  c.reads[0] = optionalRange(*src, *s);
+  return c;
+}
+
+void Core::seReduce(ReduceOp op, int32_t dst, DType t, const Shape *in, int32_t axis,
+                    const Operand *src) {
+  issuing_ = "seReduce";
+  Command c = axisCommand(CmdKind::SeReduce, op, dst, t, in, axis, src, /*nonEmptyAxis=*/true);
   c.write = produce(dst, in->numElements() / in->dim[axis] * dtypeSize(t));
   submit(c);
 }
@@ -811,27 +820,8 @@ void Core::mluCopy(int32_t dst, DType t, const Shape *s, const Operand *src) {
 void Core::seScan(ReduceOp op, int32_t dst, DType t, const Shape *s, int32_t axis, bool reverse,
                   const Operand *src) {
   issuing_ = "seScan";
-  checkCb(dst);
-  checkShape(*s);
-  if (s->rank < 1 || axis < 0 || axis >= s->rank)
-    fail(fault_kind::kInvalidCommand, dst,
-         "seScan axis " + std::to_string(axis) + " is not a dimension of its rank-" +
-             std::to_string(s->rank) + " input");
-  std::string why = checkReduce(op, t);
-  if (why.empty() && !isValidDType(src->dtype))
-    why = "seScan source has an invalid dtype";
-  if (!why.empty())
-    fail(fault_kind::kInvalidCommand, dst, why);
-  Command c;
-  c.kind = CmdKind::SeScan;
-  c.dtype = t;
-  c.op = uint16_t(op);
-  c.shape = *s;
-  c.axis = axis;
+  Command c = axisCommand(CmdKind::SeScan, op, dst, t, s, axis, src, /*nonEmptyAxis=*/false);
   c.reverse = reverse;
-  c.operands[0] = *src;
-  c.numOperands = c.numReads = 1;
-  c.reads[0] = optionalRange(*src, *s);
   c.write = produce(dst, s->numElements() * dtypeSize(t));
   submit(c);
 }
