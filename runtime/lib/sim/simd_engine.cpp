@@ -344,6 +344,84 @@ template <class V> void storeAll(const V *values, int64_t n, DType t, uint8_t *d
   });
 }
 
+bool isQuantize(SeOp op) { return op == SeOp::Quantize || op == SeOp::QuantizeU; }
+bool isDequantize(SeOp op) { return op == SeOp::Dequantize || op == SeOp::DequantizeU; }
+
+/// The integral value `v` saturated into the signed (or, with `isUnsigned`,
+/// the unsigned) range of a `bits`-wide integer, as the bits of that integer
+/// (two's complement for signed); NaN gives 0.
+uint64_t saturateToBits(double v, int bits, bool isUnsigned) {
+  if (std::isnan(v))
+    return 0;
+  if (isUnsigned) {
+    if (!(v > 0))
+      return 0;
+    if (v >= std::ldexp(1.0, bits))
+      return bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    return uint64_t(v);
+  }
+  const double limit = std::ldexp(1.0, bits - 1);
+  const int64_t hi = bits == 64 ? std::numeric_limits<int64_t>::max()
+                                : (int64_t(1) << (bits - 1)) - 1;
+  if (v >= limit)
+    return uint64_t(hi);
+  if (v < -limit)
+    return uint64_t(-hi - 1);
+  return uint64_t(int64_t(v));
+}
+
+/// Quantize / QuantizeU: out = sat(rint(x * scale) + zp), in F32 (x, scale
+/// and zp are first converted to F32); a NaN product gives zp, a NaN sum 0.
+/// A fractional zero point makes the sum fractional: it is rounded to
+/// nearest even again before the saturation.
+void runQuantize(SeOp op, DType out, const Shape &shape, const SeInput *in, uint8_t *dst,
+                 SeScratch &scratch) {
+  const int64_t count = shape.numElements();
+  float *x = scratch.get<float>(0, count), *scale = scratch.get<float>(1, count),
+        *zp = scratch.get<float>(2, count);
+  materialize<DType::F32>(in[0], shape, x);
+  materialize<DType::F32>(in[1], shape, scale);
+  materialize<DType::F32>(in[2], shape, zp);
+  const int es = dtypeSize(out), bits = es * 8;
+  const bool isUnsigned = op == SeOp::QuantizeU;
+  for (int64_t i = 0; i < count; ++i) {
+    float p = x[i] * scale[i];
+    if (std::isnan(p))
+      p = 0.0f;
+    // The host runs in the default rounding mode: nearbyint rounds to even.
+    const float q = std::nearbyint(std::nearbyint(p) + zp[i]);
+    const uint64_t v = saturateToBits(double(q), bits, isUnsigned);
+    std::memcpy(dst + i * es, &v, size_t(es)); // little-endian: the low bytes
+  }
+}
+
+/// Dequantize / DequantizeU: out = (float(q) - zp) * scale in F32, q read
+/// as signed (or unsigned) integers of its dtype; converted to `out`.
+void runDequantize(SeOp op, DType out, const Shape &shape, const SeInput *in, uint8_t *dst,
+                   SeScratch &scratch) {
+  const int64_t count = shape.numElements();
+  float *q = scratch.get<float>(0, count), *scale = scratch.get<float>(1, count),
+        *zp = scratch.get<float>(2, count);
+  dispatchDType(in[0].operand->dtype, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    using V = ValueOf<D>;
+    if constexpr (kIsInt<V>) {
+      V *raw = scratch.get<V>(3, count);
+      materialize<D>(in[0], shape, raw);
+      using U = std::make_unsigned_t<V>;
+      for (int64_t i = 0; i < count; ++i)
+        q[i] = op == SeOp::DequantizeU ? float(U(raw[i])) : float(raw[i]);
+    }
+  });
+  materialize<DType::F32>(in[1], shape, scale);
+  materialize<DType::F32>(in[2], shape, zp);
+  for (int64_t i = 0; i < count; ++i) {
+    const float centered = q[i] - zp[i];
+    q[i] = centered * scale[i];
+  }
+  storeAll(q, count, out, dst);
+}
+
 } // namespace
 
 const char *seOpName(SeOp op) {
@@ -368,6 +446,8 @@ int seOpArity(SeOp op) { return size_t(op) < kNumSeOps ? kArity[size_t(op)] : 0;
 DType seComputeType(SeOp op, DType out, const Operand *ops, int n) {
   if (op == SeOp::Select)
     return out;
+  if (isQuantize(op) || isDequantize(op))
+    return DType::F32;
   for (int i = 0; i < n; ++i)
     if (ops[i].kind == Operand::Kind::Cb)
       return ops[i].dtype;
@@ -398,6 +478,24 @@ std::string checkElementwise(SeOp op, DType out, const Operand *ops, int n) {
                ? ""
                : std::string("SE CopyToU converts a float to an integer, got ") +
                      dtypeName(ct) + " to " + dtypeName(out);
+  case SeOp::Quantize:
+  case SeOp::QuantizeU: {
+    const DType x = ops[0].dtype;
+    return dtypeIsFloat(x) && !dtypeIsFloat(out) && out != DType::I1
+               ? ""
+               : std::string("SE ") + seOpName(op) +
+                     " converts a float to an integer of 8 to 64 bits, got " + dtypeName(x) +
+                     " to " + dtypeName(out);
+  }
+  case SeOp::Dequantize:
+  case SeOp::DequantizeU: {
+    const DType q = ops[0].dtype;
+    return !dtypeIsFloat(q) && q != DType::I1 && dtypeIsFloat(out)
+               ? ""
+               : std::string("SE ") + seOpName(op) +
+                     " converts an integer of 8 to 64 bits to a float, got " + dtypeName(q) +
+                     " to " + dtypeName(out);
+  }
   case SeOp::Bitcast:
     return dtypeSize(ct) == dtypeSize(out)
                ? ""
@@ -455,6 +553,14 @@ void runElementwise(SeOp op, DType out, const Shape &shape, const SeInput *in, i
                           n > 2 ? *in[2].operand : Operand()};
   if (op == SeOp::CopyU || op == SeOp::CopyToU) {
     convertUnsigned(out, shape, in[0], dst, scratch);
+    return;
+  }
+  if (isQuantize(op)) {
+    runQuantize(op, out, shape, in, dst, scratch);
+    return;
+  }
+  if (isDequantize(op)) {
+    runDequantize(op, out, shape, in, dst, scratch);
     return;
   }
   dispatchDType(seComputeType(op, out, ops, n), [&](auto c) {

@@ -27,6 +27,12 @@
 //    product.
 //  - fp8 types compute in float and round to their type after each
 //    operation, like F16/BF16.
+//  - Quantize(x, scale, zp) = sat(rint(x * scale) + zp) and
+//    Dequantize(q, scale, zp) = (q - zp) * scale compute in F32 whatever
+//    the operands' dtypes (x a float, q an integer of 8 to 64 bits; scale
+//    and zp converted to F32). rint rounds half to even; sat clamps into the
+//    output integer's signed range (QuantizeU: [0, 2^bits - 1]); a NaN
+//    product gives zp. DequantizeU reads q as unsigned.
 //
 //===----------------------------------------------------------------------===//
 
