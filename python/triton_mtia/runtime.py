@@ -197,12 +197,18 @@ def roofline_points(stats: Dict[str, Any], config: Dict[str, Any], seconds: floa
         "dma_out": ("bytes/s", units["dma_out"]["amount"] / seconds,
                     fabric, min(fabric, sum(bandwidth.values()))),
     }
+    # Every unit reads and writes its CBs through the PE's local memory.
+    local_bw = config.get("local_memory_bytes_per_cycle", 0) * pes * clock
+    if local_bw > 0:
+        local_bytes = sum(u.get("local_bytes", 0) for u in units.values() if isinstance(u, dict))
+        peaks["local memory"] = ("bytes/s", local_bytes / seconds, local_bw, None)
     out_units = {}
     for name, (unit, achieved, peak, roof) in peaks.items():
         roof = peak if roof is None else roof
         out_units[name] = {"unit": unit, "achieved": achieved, "peak": peak, "roof": roof,
                            "fraction_of_roof": achieved / roof if roof else 0.0,
-                           "memory_stall_cycles": units[name].get("memory_stall_cycles", 0)}
+                           "memory_stall_cycles": units.get(name, {}).get("memory_stall_cycles", 0),
+                           "local_stall_cycles": units.get(name, {}).get("local_stall_cycles", 0)}
     return {
         "dtype": dtype, "seconds": seconds, "pes": pes, "flops": flops,
         "bytes": served, "bandwidth": bandwidth, "intensity": intensity,

@@ -38,6 +38,8 @@ Chip::Chip(const Config &cfg) : cfg_(cfg) {
     g.add("commands", unitCommands_[u]);
     g.add("parked_cycles", unitParked_[u]);
     g.add("memory_stall_cycles", unitMemoryStall_[u]);
+    g.add("local_stall_cycles", unitLocalStall_[u]);
+    g.add("local_bytes", unitLocalBytes_[u]);
     g.add("amount", unitAmount_[u]);
   }
   memory_ = std::make_unique<MemorySystem>(cfg_, stats_.group("memory"));
@@ -163,7 +165,8 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
   coreBlockedQueue_ = coreBlockedRead_ = coreBlockedBarrier_ = coreCommands_ = 0;
   coreCore1Busy_ = coreCore1Commands_ = 0;
   for (int u = 0; u < kNumUnits; ++u)
-    unitBusy_[u] = unitCommands_[u] = unitParked_[u] = unitMemoryStall_[u] = unitAmount_[u] = 0;
+    unitBusy_[u] = unitCommands_[u] = unitParked_[u] = unitMemoryStall_[u] = unitAmount_[u] =
+        unitLocalStall_[u] = unitLocalBytes_[u] = 0;
   for (const auto &pe : pes_) {
     const Core &c = pe->core();
     coreBusy_ += c.busyCycles;
@@ -182,6 +185,8 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
       unitCommands_[u] += unit.commands;
       unitParked_[u] += unit.parkedCycles;
       unitMemoryStall_[u] += unit.memoryStallCycles;
+      unitLocalStall_[u] += unit.localStallCycles;
+      unitLocalBytes_[u] += unit.localBytes;
       unitAmount_[u] += unit.amount;
     }
   }

@@ -75,6 +75,8 @@ void Config::validate() const {
   require(pe_cols >= 1 && pe_cols <= 64, "pe_cols", "must be in [1, 64]");
   require(clock_ghz > 0, "clock_ghz", "must be positive");
   require(local_memory_bytes > 0, "local_memory_bytes", "must be positive");
+  require(local_memory_bytes_per_cycle >= 0, "local_memory_bytes_per_cycle",
+          "must be >= 0 (0: unlimited)");
   require(max_cbs >= 1 && max_cbs <= kMaxCbs, "max_cbs",
           "must be in [1, 15] (device.h kMaxCbs)");
   require(issue_cycles >= 0, "issue_cycles", "must be >= 0");

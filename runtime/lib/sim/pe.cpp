@@ -33,6 +33,7 @@ void Unit::reset(int64_t depth) {
   parked_ = false;
   parkedCb_ = -1;
   busyCycles = commands = parkedCycles = memoryStallCycles = amount = 0;
+  localStallCycles = localBytes = 0;
 }
 
 void Unit::push(const Command &c) {
@@ -96,6 +97,18 @@ void Unit::tryStart() {
       parked_ = false;
     }
     auto [freeAt, done] = pe_.execute(c);
+    // Every byte the command reads from or writes to its CBs crosses the
+    // local memory, whose bandwidth the PE's units share.
+    uint64_t bytes = c.write.cb >= 0 ? uint64_t(c.write.len) : 0;
+    for (int32_t i = 0; i < c.numReads; ++i)
+      bytes += uint64_t(c.reads[i].len);
+    localBytes += bytes;
+    const Cycle lsEnd = pe_.localMemory().reserve(now, freeAt, bytes);
+    if (lsEnd > freeAt) {
+      localStallCycles += lsEnd - freeAt;
+      done += lsEnd - freeAt;
+      freeAt = lsEnd;
+    }
     done = std::max(done, lastDone_);
     lastDone_ = done;
     busyCycles += freeAt - now;
@@ -114,6 +127,8 @@ void Unit::registerStats(StatGroup &g) {
   g.add("commands", commands);
   g.add("parked_cycles", parkedCycles);
   g.add("memory_stall_cycles", memoryStallCycles);
+  g.add("local_stall_cycles", localStallCycles);
+  g.add("local_bytes", localBytes);
   g.add("amount", amount);
 }
 
@@ -148,6 +163,7 @@ void Pe::configure(const KernelInfo &info) {
     u.reset(chip_.config().queue_depth);
   for (auto &in : inbox_)
     in.clear(); // a tile sent and never received ends with its launch
+  localMemory_.reset(chip_.config().local_memory_bytes_per_cycle);
 }
 
 int32_t Pe::neighbour(ReDir d) const {

@@ -26,6 +26,9 @@ namespace mtia::sim {
   X(double, clock_ghz, 1.35, "[I25 T2] 1.35 GHz")                             \
   X(int64_t, local_memory_bytes, 384 * 1024,                                  \
     "[P 5.3, I25] 384 KB local memory per PE")                                \
+  X(double, local_memory_bytes_per_cycle, 740.0,                              \
+    "[P 5.3, I25] local memory ~1.0 TB/s (read + write) per PE, shared by "   \
+    "its units; 0: unlimited")                                                \
   X(int64_t, max_cbs, 15, "[P 5.3] 15 circular buffers per PE")               \
   X(int64_t, issue_cycles, 8,                                                 \
     "[model] RISC-V cycles to build and issue one command to the CP")         \

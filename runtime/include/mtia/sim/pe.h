@@ -33,6 +33,7 @@
 #include "mtia/sim/command.h"
 #include "mtia/sim/fault.h"
 #include "mtia/sim/fiber.h"
+#include "mtia/sim/local_memory.h"
 #include "mtia/sim/simd_engine.h"
 #include "mtia/sim/stats.h"
 #include "mtia/sim/zeroed_memory.h"
@@ -87,6 +88,11 @@ public:
   /// servers (contention, a slower level) beyond its own transfer at
   /// fi_bytes_per_cycle; part of busyCycles.
   uint64_t memoryStallCycles = 0;
+  /// Cycles a command held its unit beyond its own time because the PE's
+  /// local-memory bandwidth was taken by other units; part of busyCycles.
+  uint64_t localStallCycles = 0;
+  /// Bytes the started commands read from and wrote to the CBs.
+  uint64_t localBytes = 0;
   /// The work of the started commands, as their trace labels count it:
   /// bytes (dma_in, dma_out, mlu, re), elements (se, vec), MACs (dpe). The
   /// roofline divides it by time.
@@ -261,6 +267,7 @@ public:
   Unit &unit(UnitKind k) { return units_[int(k)]; }
   int32_t numCbs() const { return numCbs_; }
   CircularBuffer &cb(int32_t i) { return cbs_[i]; }
+  LocalMemoryBandwidth &localMemory() { return localMemory_; }
 
   /// Lays the CBs of `info` out consecutively in local memory and empties
   /// the units. Throws FaultError "local-memory overflow".
@@ -316,6 +323,7 @@ private:
   Chip &chip_;
   int32_t id_;
   ZeroedMemory local_;
+  LocalMemoryBandwidth localMemory_;
   CircularBuffer cbs_[kMaxCbs];
   int32_t numCbs_ = 0;
   Unit units_[kNumUnits];
