@@ -41,7 +41,11 @@ TEST_F(LaunchTest, VectorAddWithAMaskedTail) {
   EXPECT_EQ(r.pesUsed, 4); // 10 programs on 4 PEs: blocks of 3
   EXPECT_GT(r.cycles, 0u);
   EXPECT_EQ(r.stats.find("units.se.commands")->value, uint64_t(programs));
-  EXPECT_EQ(r.stats.find("memory.lpddr.bytes_written")->value, uint64_t(n * 4));
+  // Whole 32-byte granules: each program's stretch of an unaligned vector
+  // may begin and end inside one.
+  const uint64_t written = r.stats.find("memory.lpddr.bytes_written")->value;
+  EXPECT_GE(written, uint64_t(n * 4));
+  EXPECT_LE(written, uint64_t(n * 4 + programs * 2 * 32));
 }
 
 TEST_F(LaunchTest, TilesWrapAroundTheEndOfACb) {

@@ -99,6 +99,9 @@ void Config::validate() const {
   require(fi_bytes_per_cycle >= 1, "fi_bytes_per_cycle", "must be >= 1");
   require(lpddr_gbps > 0, "lpddr_gbps", "must be positive");
   require(lpddr_channels >= 1 && lpddr_channels <= 64, "lpddr_channels", "must be in [1, 64]");
+  require(memory_access_bytes >= 1 &&
+              (memory_access_bytes & (memory_access_bytes - 1)) == 0,
+          "memory_access_bytes", "must be a power of two");
   require(lpddr_interleave_bytes >= 1, "lpddr_interleave_bytes", "must be >= 1");
   require(sram_region_bytes >= 4096, "sram_region_bytes", "must be >= 4096");
   require(lpddr_latency_cycles >= 0, "lpddr_latency_cycles", "must be >= 0");

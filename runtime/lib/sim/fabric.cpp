@@ -39,7 +39,21 @@ void boxSpan(const Box4 &b, uint64_t addr, int64_t es, uint64_t &lo, uint64_t &h
   hi = addr + uint64_t(maxOff * es + es);
 }
 
-/// Whether the (non-empty) valid box lies in SRAM scratch: its bytes are
+/// The granules the valid box costs, counted as the row-by-row path would
+/// (merging only within a row) except that a box with no gaps is one span.
+uint64_t boxGranuleBytes(const MemorySystem &mem, const Box4 &b, int64_t es, uint64_t lo,
+                         uint64_t hi, uint64_t bytes) {
+  if (hi - lo == bytes)
+    return mem.inGranules(bytes);
+  const uint64_t rows = uint64_t(b.valid[0] * b.valid[1] * b.valid[2]);
+  const uint64_t inner = uint64_t(b.stride[3] < 0 ? -b.stride[3] : b.stride[3]);
+  const uint64_t perRow = inner * uint64_t(es) >= mem.accessBytes()
+                              ? uint64_t(b.valid[3]) * mem.inGranules(uint64_t(es))
+                              : mem.inGranules((uint64_t(b.valid[3] - 1) * inner + 1) * uint64_t(es));
+  return rows * perRow;
+}
+
+/// Whether the (non-empty) valid box lies in SRAM scratch: its granules are
 /// then charged to `req` at once (write: as a store) and true returned.
 bool chargeScratch(MemorySystem &mem, MemoryRequest &req, const Box4 &b, uint64_t addr,
                    int64_t es, uint64_t bytes, bool write) {
@@ -47,7 +61,8 @@ bool chargeScratch(MemorySystem &mem, MemoryRequest &req, const Box4 &b, uint64_
     return false;
   uint64_t lo, hi;
   boxSpan(b, addr, es, lo, hi);
-  return write ? mem.writeScratch(req, lo, hi, bytes) : mem.readScratch(req, lo, hi, bytes);
+  const uint64_t cost = boxGranuleBytes(mem, b, es, lo, hi, bytes);
+  return write ? mem.writeScratch(req, lo, hi, cost) : mem.readScratch(req, lo, hi, cost);
 }
 
 /// Calls f(tileOffset, memAddress, count) for each innermost row of the valid
@@ -151,8 +166,8 @@ DmaOutcome dmaAtomic(MemorySystem &mem, MemoryRequest &req, bool cas, RmwOp op, 
   DmaOutcome out;
   const int64_t es = dtypeSize(t);
   if (!functional) {
-    mem.readUncached(req, uint64_t(n * es));
-    mem.writeUncached(req, uint64_t(n * es));
+    mem.readUncached(req, uint64_t(n) * mem.inGranules(uint64_t(es)));
+    mem.writeUncached(req, uint64_t(n) * mem.inGranules(uint64_t(es)));
     out.bytes = uint64_t(n * es);
     return out;
   }
@@ -278,7 +293,7 @@ DmaOutcome dmaGather(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
   DmaOutcome out;
   const int64_t es = dtypeSize(t);
   if (!functional) {
-    mem.readUncached(req, uint64_t(n * es));
+    mem.readUncached(req, uint64_t(n) * mem.inGranules(uint64_t(es)));
     out.bytes = uint64_t(n * es);
     return out;
   }
@@ -305,7 +320,7 @@ DmaOutcome dmaScatter(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
   DmaOutcome out;
   const int64_t es = dtypeSize(t);
   if (!functional) {
-    mem.writeUncached(req, uint64_t(n * es));
+    mem.writeUncached(req, uint64_t(n) * mem.inGranules(uint64_t(es)));
     out.bytes = uint64_t(n * es);
     return out;
   }

@@ -70,6 +70,7 @@ double MemorySystem::Server::reserve(double t, double bytes) {
 
 MemorySystem::MemorySystem(const Config &cfg, StatGroup &stats) : cfg_(cfg) {
   channels_ = int(cfg.lpddr_channels);
+  granule_ = uint64_t(cfg.memory_access_bytes);
   lpddr_.resize(size_t(channels_));
   for (Server &ch : lpddr_)
     ch.bytesPerCycle = cfg.lpddrBytesPerCycle() / double(channels_);
@@ -167,11 +168,29 @@ double MemorySystem::fillFromLpddr(double t, uint64_t addr, uint64_t len) {
   return end;
 }
 
-void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
+bool MemorySystem::toGranules(uint64_t &addr, uint64_t &len, uint64_t &lo, uint64_t &hi) const {
   if (len == 0)
+    return false;
+  const uint64_t first = addr & ~(granule_ - 1), end = inGranules(addr + len);
+  // Merged with the previous access when it starts inside what that covered.
+  const uint64_t from = first >= lo && first < hi ? hi : first;
+  lo = first;
+  hi = std::max(end, from);
+  if (from >= end)
+    return false;
+  addr = from;
+  len = end - from;
+  return true;
+}
+
+void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
+  // Where the bytes live decides the level, before widening (a granule may
+  // begin before its allocation).
+  const bool scratch = allocations_.inSram(addr);
+  if (!toGranules(addr, len, req.readLo, req.readHi))
     return;
   req.nocBytes += double(len);
-  if (allocations_.inSram(addr)) {
+  if (scratch) {
     req.sramReadBytes += double(len);
     sramBytesRead_ += len;
     return;
@@ -203,8 +222,11 @@ void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
 }
 
 void MemorySystem::write(MemoryRequest &req, uint64_t addr, uint64_t len) {
+  const bool scratch = allocations_.inSram(addr);
+  if (!toGranules(addr, len, req.writeLo, req.writeHi))
+    return;
   req.nocBytes += double(len);
-  if (allocations_.inSram(addr)) {
+  if (scratch) {
     req.sramWriteBytes += double(len);
     sramBytesWritten_ += len;
     return;

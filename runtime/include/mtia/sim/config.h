@@ -69,6 +69,8 @@ namespace mtia::sim {
   X(double, lpddr_gbps, 204.8, "[I25] LPDDR5, 16 channels, 204.8 GB/s")       \
   X(int64_t, lpddr_latency_cycles, 200, "[model] ~150 ns LPDDR access")       \
   X(int64_t, lpddr_channels, 16, "[I25] LPDDR5, 16 channels")                 \
+  X(int64_t, memory_access_bytes, 32,                                         \
+    "[model] access granule of LPDDR and SRAM: LPDDR5 BL16 x 16 bit = 32 B")  \
   X(int64_t, lpddr_interleave_bytes, 256,                                     \
     "[model] address interleave granularity over the LPDDR channels")         \
   X(int64_t, sram_bytes, 256ll * 1024 * 1024, "[I25] 256 MB on-chip SRAM")    \

@@ -88,6 +88,11 @@ struct MemoryRequest {
   /// it carries to or from the PE.
   int crossbar = 0;
   double nocBytes = 0;
+  /// The granules the request's previous read and write covered: the DMA
+  /// engine merges an access with the one just before it (the rows of a
+  /// box, neighbouring gathered elements), so a granule two accesses share
+  /// is paid once.
+  uint64_t readLo = 0, readHi = 0, writeLo = 0, writeHi = 0;
 };
 
 /// When a DMA's data is at the far end, and how long the memory held it.
@@ -112,7 +117,13 @@ public:
     return int(col * int64_t(crossbars_.size()) / cfg_.pe_cols);
   }
 
-  /// Adds a read / write of [addr, addr+len) to `req`.
+  /// The memories' access granule (memory_access_bytes).
+  uint64_t accessBytes() const { return granule_; }
+  /// `bytes` rounded up to whole granules.
+  uint64_t inGranules(uint64_t bytes) const { return (bytes + granule_ - 1) & ~(granule_ - 1); }
+
+  /// Adds a read / write of [addr, addr+len) to `req`: the granules it
+  /// touches, less one the request's previous access already paid.
   void read(MemoryRequest &req, uint64_t addr, uint64_t len);
   void write(MemoryRequest &req, uint64_t addr, uint64_t len);
   /// Charges `len` bytes straight to LPDDR, bypassing the SRAM (accesses
@@ -151,6 +162,10 @@ private:
   int channelOf(uint64_t addr) const {
     return int((addr / uint64_t(cfg_.lpddr_interleave_bytes)) % uint64_t(channels_));
   }
+  /// Widens [addr, addr+len) to whole granules, less what [lo, hi) (the
+  /// request's previous access) covered, and makes it the new [lo, hi).
+  /// False when nothing is left to pay.
+  bool toGranules(uint64_t &addr, uint64_t &len, uint64_t &lo, uint64_t &hi) const;
   /// Adds [addr, addr+len) to the request's LPDDR bytes, chunk by chunk.
   void addLpddr(MemoryRequest &req, uint64_t addr, uint64_t len);
   /// Reserves the channels for a fill of [addr, addr+len); returns the end.
@@ -159,6 +174,7 @@ private:
   const Config &cfg_;
   AddressMap allocations_;
   int channels_ = 1;
+  uint64_t granule_ = 1;
   std::vector<Server> lpddr_;
   Server sram_;
   std::vector<Server> crossbars_;
