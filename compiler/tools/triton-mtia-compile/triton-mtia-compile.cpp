@@ -3,7 +3,7 @@
 // The compiler the Python backend runs: reads the ttir Triton printed, lowers
 // it to MTIA commands and writes the kernel as C++.
 //
-//   triton-mtia-compile kernel.ttir -o kernel.cpp [--emit-mlir]
+//   triton-mtia-compile kernel.ttir -o kernel.cpp [--emit-mlir] [--no-scalar-cost]
 //
 // Errors are printed as `FILE:LINE:COL: error: MESSAGE`, where FILE:LINE is
 // the Triton kernel's Python source when the IR carries it, followed by the
@@ -47,6 +47,11 @@ static cl::opt<bool> poisonMaskedLoads(
     "poison-masked-loads",
     cl::desc("masked-out lanes of loads without `other` become NaN / the most "
              "negative integer instead of zero (a check mode)"));
+
+static cl::opt<bool> noScalarCost(
+    "no-scalar-cost",
+    cl::desc("do not charge the core for the kernel's scalar code "
+             "(skip mtia-scalar-cost: no scalarCycles calls)"));
 
 /// Line `lineNo` (1-based) of `file`, or "".
 static std::string sourceLine(StringRef file, unsigned lineNo) {
@@ -179,6 +184,8 @@ int main(int argc, char **argv) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs());
+  if (!noScalarCost)
+    pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAScalarCost());
   if (failed(pm.run(*module)))
     return 1;
 

@@ -293,7 +293,8 @@ LogicalResult CppEmitter::emitOp(Operation &op) {
     names[cst.getResult()] = lit;
     return success();
   }
-  if (!isa<func::ReturnOp>(op))
+  // The cost of a block's scalar code belongs to no one source line.
+  if (!isa<func::ReturnOp, mtia::ScalarCyclesOp>(op))
     sourceComment(op.getLoc());
   if (auto forOp = dyn_cast<scf::ForOp>(op))
     return emitFor(forOp);
@@ -588,6 +589,10 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     line() << "assertTile(ctx, /*cb=*/" << a.getCb() << ", "
            << shapeLiteral(a.getShape()) << ", " << cppString(a.getMessage())
            << ", " << cppString(a.getFile()) << ", " << a.getLine() << ");\n";
+    return success();
+  }
+  if (auto cost = dyn_cast<mtia::ScalarCyclesOp>(op)) {
+    line() << "scalarCycles(ctx, " << cost.getCycles() << ");\n";
     return success();
   }
   if (isa<mtia::BarrierOp>(op)) {

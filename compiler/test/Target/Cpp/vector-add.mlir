@@ -7,6 +7,9 @@
 // CHECK: extern "C" void add(Ctx *ctx, const Arg *args) {
 // CHECK-NEXT: const int64_t x_ptr = static_cast<int64_t>(args[0].i);
 // CHECK: const int32_t n = static_cast<int32_t>(args[3].i);
+// The scalar code: pid * 1024 and the offset * 4 (shifts), two extsi, three
+// address adds, the bound's subi, maxsi, minsi.
+// CHECK-NEXT: scalarCycles(ctx, 10);
 // CHECK: const int32_t pid = programId(ctx, 0);
 // CHECK: dmaIn(ctx, /*cb=*/0, DType::F32, {{.*}}, Box{1, {1024}, {int64_t(1)}, {[[VALID:.*]]}}, immInt(DType::F32, 0));
 // CHECK: dmaIn(ctx, /*cb=*/1, DType::F32, {{.*}}, Box{1, {1024}, {int64_t(1)}, {[[VALID]]}}, immInt(DType::F32, 0));

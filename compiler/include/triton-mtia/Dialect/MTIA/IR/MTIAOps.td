@@ -264,4 +264,25 @@ def MTIA_BarrierOp : MTIA_Op<"barrier"> {
   let assemblyFormat = "attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Cost of the scalar code
+//===----------------------------------------------------------------------===//
+
+def MTIA_ScalarCyclesOp : MTIA_Op<"scalar_cycles"> {
+  let summary = "the RISC-V core spends `cycles` cycles on scalar code here";
+  let description = [{
+    The simulator runs the kernel's scalar code (address arithmetic, loop
+    control, branches, scalar math) natively and charges the core only per
+    command (`issue_cycles`) and per read. This op stands for the scalar
+    instructions of the block it starts: `mtia-scalar-cost` puts one at the
+    start of each block with scalar work, with the sum of the costs of the
+    block's scalar ops, and the C++ emitter prints it as
+    `scalarCycles(ctx, N)`, which advances the core's clock by N cycles
+    (`units.riscv.scalar_cycles`). Executed once per execution of its block,
+    so a loop body's cost is paid per iteration.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$cycles);
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TRITON_MTIA_MTIA_OPS

@@ -22,4 +22,21 @@ def MTIAAssignCBs : Pass<"mtia-assign-cbs", "::mlir::func::FuncOp"> {
   ];
 }
 
+def MTIAScalarCost : Pass<"mtia-scalar-cost", "::mlir::func::FuncOp"> {
+  let summary = "Charge the RISC-V core for the kernel's scalar code";
+  let description = [{
+    The simulator charges the core per command it issues, not for the
+    scalar code around the commands (address arithmetic, loop control,
+    branches, scalar math). For every block of the function (the body,
+    scf.for / scf.while / scf.if regions), this pass sums the costs of the
+    scalar ops directly in the block (nested regions count in their own
+    blocks) and puts one `mtia.scalar_cycles` with that sum at the start of
+    the block when it is > 0. The costs are one table (scalarCost() in
+    ScalarCost.cpp): an in-order RISC-V core, one cycle per simple integer
+    instruction. Ops on tensors and mtia commands cost nothing here (the
+    simulator charges commands as issue_cycles).
+  }];
+  let dependentDialects = ["::mlir::triton_mtia::mtia::MTIADialect"];
+}
+
 #endif // TRITON_MTIA_MTIA_PASSES
