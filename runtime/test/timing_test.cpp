@@ -140,6 +140,33 @@ TEST(Timing, MemoryStallIsTheWaitForTheServersBeyondTheTransfer) {
   EXPECT_GT(sr.stats.find("units.dma_in.busy_cycles")->value, 0u);
 }
 
+/// Only the program a[1] reads one 256-byte tile from a[0].
+void oneReaderKernel(Ctx *c, const Arg *a) {
+  if (programId(c, 0) != a[1].i)
+    return;
+  dmaIn(c, 0, DType::F32, a[0].u, box1(64, 64), immFloat(DType::F32, 0));
+  cbPop(c, 0, 256);
+}
+
+TEST(Noc, PesFartherFromTheirEdgeWaitLonger) {
+  // One row of 8 PEs: columns 0-3 reach the west crossbar, 4-7 the east one.
+  sim::Config cfg = rowOfPes(8);
+  rt::Simulator sim(cfg);
+  std::vector<float> x(64, 1);
+  sim::Region rx = regionOf(x);
+  rx.sram = true;
+  KernelInfo info = kernelInfo("one_reader", 2, {256});
+  auto cyclesOn = [&](int64_t pe) {
+    return int64_t(sim.launch(oneReaderKernel, info, {8, 1, 1}, {ptrArg(x.data()), intArg(pe)},
+                              {rx})
+                       .cycles);
+  };
+  const int64_t hop = 2 * cfg.noc_hop_cycles; // there and back
+  EXPECT_EQ(cyclesOn(3) - cyclesOn(0), 3 * hop);
+  EXPECT_EQ(cyclesOn(4) - cyclesOn(7), 3 * hop);
+  EXPECT_EQ(cyclesOn(0), cyclesOn(7)); // one hop to either edge
+}
+
 TEST(Noc, PesOfOneEdgeContendOnTheirCrossbar) {
   // 8 PEs (4 rows x 2 columns) stream from SRAM scratch through crossbars
   // of 32 B/cycle, below what the SRAM and the fabric interfaces offer.

@@ -96,6 +96,7 @@ void Config::validate() const {
   require(re_hop_cycles >= 0, "re_hop_cycles", "must be >= 0");
   require(noc_crossbars >= 1, "noc_crossbars", "must be >= 1");
   require(noc_crossbar_gbps > 0, "noc_crossbar_gbps", "must be positive");
+  require(noc_hop_cycles >= 0, "noc_hop_cycles", "must be >= 0");
   require(fi_bytes_per_cycle >= 1, "fi_bytes_per_cycle", "must be >= 1");
   require(lpddr_gbps > 0, "lpddr_gbps", "must be positive");
   require(lpddr_channels >= 1 && lpddr_channels <= 64, "lpddr_channels", "must be in [1, 64]");

@@ -213,6 +213,8 @@ void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
       ++sramMisses_;
       double filled = fillFromLpddr(double(req.start), page << pageShift_, pageBytes);
       lpddrBytesRead_ += pageBytes;
+      // The fill is written into the SRAM: it takes SRAM bandwidth too.
+      req.sramWriteBytes += double(pageBytes);
       sramBytesWritten_ += pageBytes;
       install(page, filled);
       req.fillEnd = std::max(req.fillEnd, filled);
@@ -283,7 +285,11 @@ MemoryTiming MemorySystem::finish(MemoryRequest &req) {
   const double start = double(req.start);
   double serverEnd = start, done = start;
   Cycle latency = 0;
+  // The request travels to the crossbar and the data (or the write's
+  // acknowledgement) back, through the routers of the PEs in between.
+  const int64_t noc = 2 * req.hops * cfg_.noc_hop_cycles;
   auto level = [&](double end, double ready, int64_t lat) {
+    lat += noc;
     serverEnd = std::max(serverEnd, end);
     done = std::max(done, std::max(end, ready) + double(lat));
     latency = std::max(latency, Cycle(lat));

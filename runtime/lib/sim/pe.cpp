@@ -369,6 +369,7 @@ std::pair<Cycle, Cycle> Pe::executeFabric(const Command &c) {
   MemoryRequest req;
   req.start = now;
   req.crossbar = mem.crossbarOf(id_ % cfg.pe_cols);
+  req.hops = mem.hopsOf(id_ % cfg.pe_cols);
   DmaOutcome out;
   switch (c.kind) {
   case CmdKind::DmaIn:

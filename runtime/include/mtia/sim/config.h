@@ -64,6 +64,8 @@ namespace mtia::sim {
     "columns (at most one per column)")                                     \
   X(double, noc_crossbar_gbps, 1728.0,                                        \
     "[model] bandwidth of one crossbar (1280 B/cycle), both directions")    \
+  X(int64_t, noc_hop_cycles, 2,                                               \
+    "[model] router hop latency between neighbouring PEs, toward the edge")   \
   X(int64_t, fi_bytes_per_cycle, 64,                                          \
     "[model] fabric-interface bandwidth per PE and direction")                \
   X(double, lpddr_gbps, 204.8, "[I25] LPDDR5, 16 channels, 204.8 GB/s")       \

@@ -88,6 +88,8 @@ struct MemoryRequest {
   /// it carries to or from the PE.
   int crossbar = 0;
   double nocBytes = 0;
+  /// Router hops between the PE and its crossbar, each way.
+  int64_t hops = 0;
   /// The granules the request's previous read and write covered: the DMA
   /// engine merges an access with the one just before it (the rows of a
   /// box, neighbouring gathered elements), so a granule two accesses share
@@ -115,6 +117,12 @@ public:
   /// The crossbar of the PE at grid column `col`.
   int crossbarOf(int64_t col) const {
     return int(col * int64_t(crossbars_.size()) / cfg_.pe_cols);
+  }
+  /// Router hops from the PE at grid column `col` to its crossbar: the first
+  /// half of the crossbars sit on the west edge, the rest on the east one.
+  int64_t hopsOf(int64_t col) const {
+    const bool west = 2 * crossbarOf(col) < int(crossbars_.size());
+    return west ? col + 1 : cfg_.pe_cols - col;
   }
 
   /// The memories' access granule (memory_access_bytes).
