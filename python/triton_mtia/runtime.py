@@ -260,6 +260,7 @@ def draw_roofline(points: Dict[str, Any], path: str, title: str = "") -> str:
         u = points["units"][n]
         right.annotate(f"{u['achieved']:.3g}\n{u['unit']}", (bar.get_x() + bar.get_width() / 2,
                        bar.get_height()), ha="center", va="bottom", fontsize=7)
+    right.tick_params(axis="x", labelrotation=30)
     right.axhline(1.0, color="k", lw=0.8, ls="--")
     right.set_ylim(0, max(1.15, max(fracs) * 1.15))
     right.set_ylabel("achieved / roof")
