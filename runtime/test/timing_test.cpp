@@ -77,7 +77,9 @@ TEST(Timing, SameLaunchTwiceGivesTheSameCyclesAndStats) {
   EXPECT_EQ(first.second, second.second);
 }
 
-TEST(Timing, VectorAddFromLpddrRunsAtLpddrBandwidth) {
+/// A vector add of 4M fp32 from LPDDR on the mtia2i preset, its writes
+/// going through to LPDDR or kept by the SRAM cache.
+sim::LaunchSummary vectorAdd4M(bool writeBack) {
   const int64_t n = 4 * 1024 * 1024, block = 1024;
   std::vector<float> x(n), y(n), out(n);
   for (int64_t i = 0; i < n; i += 4099) {
@@ -85,30 +87,109 @@ TEST(Timing, VectorAddFromLpddrRunsAtLpddrBandwidth) {
     y[size_t(i)] = 1.0f;
   }
   KernelInfo info = kernelInfo("vector_add", 5, {8192, 8192, 8192});
-  rt::Simulator sim(sim::mtia2iPreset());
+  sim::Config cfg = sim::mtia2iPreset();
+  cfg.sram_write_back = writeBack;
+  rt::Simulator sim(cfg);
   sim::LaunchSummary r =
       sim.launch(vectorAddKernel, info, {n / block, 1, 1},
                  {ptrArg(x.data()), ptrArg(y.data()), ptrArg(out.data()), intArg(n), intArg(block)},
                  {regionOf(x), regionOf(y), regionOf(out)});
   for (int64_t i = 0; i < n; i += 4099)
-    ASSERT_EQ(out[size_t(i)], float(i) + 1.0f);
-  const sim::Config cfg = sim::mtia2iPreset();
-  const double bound = 12.0 * double(n) / cfg.lpddrBytesPerCycle();
-  const double ratio = double(r.cycles) / bound;
-  std::printf("vector add 4M fp32: %llu cycles, LPDDR bound %.0f cycles, ratio %.3f\n",
-              static_cast<unsigned long long>(r.cycles), bound, ratio);
-  EXPECT_GE(ratio, 0.66);
-  EXPECT_LE(ratio, 1.33);
+    EXPECT_EQ(out[size_t(i)], float(i) + 1.0f);
   EXPECT_EQ(r.pesUsed, 64);
   // Reads fill whole SRAM pages: the arrays' unaligned ends over-fetch.
   const uint64_t read = r.stats.find("memory.lpddr.bytes_read")->value;
   EXPECT_GE(read, uint64_t(8 * n));
   EXPECT_LE(read, uint64_t(8 * n + 4 * cfg.sram_page_bytes));
+  return r;
+}
+
+TEST(Timing, VectorAddFromLpddrRunsAtLpddrBandwidth) {
+  const int64_t n = 4 * 1024 * 1024, programs = n / 1024;
+  const sim::Config cfg = sim::mtia2iPreset();
+  // Write-through: 12 bytes per element cross LPDDR.
+  const sim::LaunchSummary through = vectorAdd4M(false);
+  const double bound = 12.0 * double(n) / cfg.lpddrBytesPerCycle();
+  const double ratio = double(through.cycles) / bound;
+  std::printf("vector add 4M fp32, write-through: %llu cycles, LPDDR bound %.0f cycles, "
+              "ratio %.3f\n",
+              static_cast<unsigned long long>(through.cycles), bound, ratio);
+  EXPECT_GE(ratio, 0.66);
+  EXPECT_LE(ratio, 1.33);
   // Writes cost whole granules: a std::vector need not be 32-byte aligned,
   // so each program's tile may straddle one more.
-  const uint64_t written = r.stats.find("memory.lpddr.bytes_written")->value;
+  const uint64_t written = through.stats.find("memory.lpddr.bytes_written")->value;
   EXPECT_GE(written, uint64_t(4 * n));
-  EXPECT_LE(written, uint64_t(4 * n + (n / block) * cfg.memory_access_bytes));
+  EXPECT_LE(written, uint64_t(4 * n + programs * cfg.memory_access_bytes));
+}
+
+TEST(Timing, WriteBackSramKeepsTheOutputOffLpddr) {
+  const int64_t n = 4 * 1024 * 1024;
+  const sim::Config cfg = sim::mtia2iPreset();
+  // Write-back (the default): the 16 MiB output stays in the SRAM cache,
+  // only the 8 bytes per element read cross LPDDR.
+  const sim::LaunchSummary back = vectorAdd4M(true);
+  const double bound = 8.0 * double(n) / cfg.lpddrBytesPerCycle();
+  const double ratio = double(back.cycles) / bound;
+  std::printf("vector add 4M fp32, write-back: %llu cycles, LPDDR read bound %.0f cycles, "
+              "ratio %.3f\n",
+              static_cast<unsigned long long>(back.cycles), bound, ratio);
+  EXPECT_GE(ratio, 0.95);
+  EXPECT_LE(ratio, 1.33);
+  EXPECT_EQ(back.stats.find("memory.lpddr.bytes_written")->value, 0u);
+  EXPECT_EQ(back.stats.find("memory.sram.write_backs")->value, 0u);
+  EXPECT_GE(back.stats.find("memory.sram.bytes_written")->value, uint64_t(4 * n));
+}
+
+/// Writes a[1] tiles of 4 KiB to a[0], one per program.
+void tileWriterKernel(Ctx *c, const Arg *a) {
+  const int64_t p = programId(c, 0);
+  seIota(c, 0, DType::F32, 1024, p);
+  dmaOut(c, 0, DType::F32, a[0].u + uint64_t(p) * 4096, box1(1024, 1024));
+  cbPop(c, 0, 4096);
+}
+
+TEST(Memory, DirtyPagesReachLpddrWhenEvicted) {
+  // 1 MiB of SRAM (256 pages) under 4 MiB of writes: the first 3 MiB are
+  // evicted, dirty, and written back; the last 1 MiB stays.
+  const int64_t tiles = 1024;
+  std::vector<float> out(size_t(tiles) * 1024 + 1024);
+  const uint64_t base = (reinterpret_cast<uint64_t>(out.data()) + 4095) & ~uint64_t(4095);
+  sim::Config cfg = rowOfPes(1);
+  cfg.sram_bytes = 1 << 20;
+  cfg.sram_region_bytes = 1 << 20;
+  rt::Simulator sim(cfg);
+  KernelInfo info = kernelInfo("tile_writer", 1, {8192});
+  sim::LaunchSummary r =
+      sim.launch(tileWriterKernel, info, {tiles, 1, 1}, {intArg(int64_t(base))}, {regionOf(out)});
+  EXPECT_EQ(r.stats.find("memory.sram.write_backs")->value, uint64_t(tiles - 256));
+  EXPECT_EQ(r.stats.find("memory.lpddr.bytes_written")->value, uint64_t(tiles - 256) * 4096);
+  EXPECT_EQ(r.stats.find("memory.lpddr.bytes_read")->value, 0u);
+  for (int64_t t = 0; t < tiles; t += 97)
+    EXPECT_EQ(reinterpret_cast<const float *>(base)[t * 1024 + 5], float(t + 5));
+}
+
+TEST(Memory, ReadingAPartlyWrittenPageFillsTheRest) {
+  // Half a page written, then the whole page read: the read waits for a
+  // fill from LPDDR.
+  std::vector<float> buf(4096);
+  const uint64_t base = (reinterpret_cast<uint64_t>(buf.data()) + 4095) & ~uint64_t(4095);
+  sim::Config cfg = rowOfPes(1);
+  rt::Simulator sim(cfg);
+  KernelInfo info = kernelInfo("half_then_whole", 1, {4096});
+  auto kernel = [](Ctx *c, const Arg *a) {
+    seIota(c, 0, DType::F32, 512, 0);
+    dmaOut(c, 0, DType::F32, a[0].u, box1(512, 512));
+    cbPop(c, 0, 2048);
+    barrier(c);
+    dmaIn(c, 0, DType::F32, a[0].u, box1(1024, 1024), immFloat(DType::F32, 0));
+    cbPop(c, 0, 4096);
+  };
+  sim::LaunchSummary r =
+      sim.launch(kernel, info, {1, 1, 1}, {intArg(int64_t(base))}, {regionOf(buf)});
+  EXPECT_EQ(r.stats.find("memory.sram.misses")->value, 1u);
+  EXPECT_EQ(r.stats.find("memory.lpddr.bytes_read")->value, 4096u);
+  EXPECT_EQ(r.stats.find("memory.lpddr.bytes_written")->value, 0u);
 }
 
 TEST(Timing, MemoryStallIsTheWaitForTheServersBeyondTheTransfer) {
@@ -316,7 +397,9 @@ TEST(Memory, ChannelHotSpotsAreSlowerThanInterleavedStreams) {
   std::vector<uint8_t> buf(size_t(4096) * 16 * 256);
   KernelInfo info = kernelInfo("strided_store", 2, {1024});
   auto cycles = [&](int64_t stride) {
-    rt::Simulator sim(sim::mtia2iPreset());
+    sim::Config cfg = sim::mtia2iPreset();
+    cfg.sram_write_back = 0; // the stores reach the channels as they are
+    rt::Simulator sim(cfg);
     return sim
         .launch(stridedStoreKernel, info, {4096, 1, 1},
                 {ptrArg(buf.data() + (256 - reinterpret_cast<uintptr_t>(buf.data()) % 256) % 256),

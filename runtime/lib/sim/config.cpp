@@ -112,6 +112,8 @@ void Config::validate() const {
   require(sram_page_bytes >= 64 &&
               (sram_page_bytes & (sram_page_bytes - 1)) == 0,
           "sram_page_bytes", "must be a power of two >= 64");
+  require(sram_write_back == 0 || sram_write_back == 1, "sram_write_back",
+          "must be 0 or 1");
   require(keep_sram_warm == 0 || keep_sram_warm == 1, "keep_sram_warm",
           "must be 0 or 1");
   require(launch_overhead_cycles >= 0, "launch_overhead_cycles",

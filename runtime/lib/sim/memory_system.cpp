@@ -92,6 +92,7 @@ MemorySystem::MemorySystem(const Config &cfg, StatGroup &stats) : cfg_(cfg) {
   sram.add("hits", sramHits_);
   sram.add("misses", sramMisses_);
   sram.add("evictions", sramEvictions_);
+  sram.add("write_backs", sramWriteBacks_);
   sram.add("scratch_bytes", sramScratchBytes_);
   StatGroup &noc = stats.group("noc");
   for (size_t i = 0; i < crossbarBytes_.size(); ++i)
@@ -127,7 +128,7 @@ void MemorySystem::beginLaunch(std::vector<Region> regions) {
   }
   lpddrBytesRead_ = lpddrBytesWritten_ = 0;
   sramBytesRead_ = sramBytesWritten_ = 0;
-  sramHits_ = sramMisses_ = sramEvictions_ = 0;
+  sramHits_ = sramMisses_ = sramEvictions_ = sramWriteBacks_ = 0;
 }
 
 MemorySystem::Page *MemorySystem::lookup(uint64_t page) {
@@ -138,14 +139,32 @@ MemorySystem::Page *MemorySystem::lookup(uint64_t page) {
   return &it->second;
 }
 
-void MemorySystem::install(uint64_t page, double readyAt) {
+MemorySystem::Page &MemorySystem::install(uint64_t page, double readyAt, double now) {
   if (pages_.size() >= capacityPages_) {
-    pages_.erase(lru_.back());
+    const uint64_t victim = lru_.back();
+    auto it = pages_.find(victim);
+    if (it->second.dirty) {
+      const uint64_t bytes =
+          it->second.partial ? it->second.written : uint64_t(1) << pageShift_;
+      writeBack(now, victim << pageShift_, bytes);
+      ++sramWriteBacks_;
+    }
+    pages_.erase(it);
     lru_.pop_back();
     ++sramEvictions_;
   }
   lru_.push_front(page);
-  pages_.emplace(page, Page{lru_.begin(), readyAt});
+  return pages_.emplace(page, Page{lru_.begin(), readyAt}).first->second;
+}
+
+void MemorySystem::writeBack(double t, uint64_t addr, uint64_t len) {
+  const uint64_t chunk = uint64_t(cfg_.lpddr_interleave_bytes);
+  for (uint64_t a = addr, stop = addr + len; a < stop;) {
+    const uint64_t piece = std::min(stop, (a / chunk + 1) * chunk) - a;
+    lpddr_[size_t(channelOf(a))].reserve(t, double(piece));
+    a += piece;
+  }
+  lpddrBytesWritten_ += len;
 }
 
 void MemorySystem::addLpddr(MemoryRequest &req, uint64_t addr, uint64_t len) {
@@ -204,7 +223,17 @@ void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
   for (uint64_t a = addr, end = addr + len; a < end;) {
     uint64_t page = a >> pageShift_;
     uint64_t piece = std::min(end, (page + 1) << pageShift_) - a;
-    if (Page *p = lookup(page)) {
+    Page *p = lookup(page);
+    if (p && p->partial) {
+      // Allocated by writes: the bytes not written come from LPDDR first.
+      ++sramMisses_;
+      p->readyAt = fillFromLpddr(double(req.start), page << pageShift_, pageBytes);
+      p->partial = false;
+      lpddrBytesRead_ += pageBytes;
+      req.sramWriteBytes += double(pageBytes);
+      sramBytesWritten_ += pageBytes;
+      req.fillEnd = std::max(req.fillEnd, p->readyAt);
+    } else if (p) {
       ++sramHits_;
       req.sramReadBytes += double(piece);
       sramBytesRead_ += piece;
@@ -216,7 +245,7 @@ void MemorySystem::read(MemoryRequest &req, uint64_t addr, uint64_t len) {
       // The fill is written into the SRAM: it takes SRAM bandwidth too.
       req.sramWriteBytes += double(pageBytes);
       sramBytesWritten_ += pageBytes;
-      install(page, filled);
+      install(page, filled, double(req.start));
       req.fillEnd = std::max(req.fillEnd, filled);
     }
     a += piece;
@@ -231,6 +260,29 @@ void MemorySystem::write(MemoryRequest &req, uint64_t addr, uint64_t len) {
   if (scratch) {
     req.sramWriteBytes += double(len);
     sramBytesWritten_ += len;
+    return;
+  }
+  if (cfg_.sram_write_back && capacityPages_ > 0) {
+    // Write-allocate without a fill: the SRAM takes the bytes, LPDDR sees
+    // them when the page is evicted.
+    const uint64_t pageBytes = uint64_t(1) << pageShift_;
+    req.sramWriteBytes += double(len);
+    sramBytesWritten_ += len;
+    for (uint64_t a = addr, end = addr + len; a < end;) {
+      const uint64_t page = a >> pageShift_;
+      const uint64_t piece = std::min(end, (page + 1) << pageShift_) - a;
+      Page *p = lookup(page);
+      if (!p) {
+        p = &install(page, double(req.start), double(req.start));
+        p->partial = true;
+      }
+      p->dirty = true;
+      if (p->partial) {
+        p->written = std::min(pageBytes, p->written + piece);
+        p->partial = p->written < pageBytes;
+      }
+      a += piece;
+    }
     return;
   }
   addLpddr(req, addr, len);

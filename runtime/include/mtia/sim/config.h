@@ -82,6 +82,9 @@ namespace mtia::sim {
     "[I25] SRAM is managed in 32 MB regions, each a cache or scratch")        \
   X(int64_t, sram_page_bytes, 4096,                                           \
     "[model] SRAM-as-cache fill and LRU granularity")                         \
+  X(int64_t, sram_write_back, 1,                                              \
+    "[model] 1: the SRAM cache absorbs writes, dirty pages reach LPDDR when " \
+    "evicted; 0: writes go through to LPDDR")                                 \
   X(int64_t, keep_sram_warm, 0,                                               \
     "[model] 1: SRAM contents survive between launches of one Simulator")     \
   X(int64_t, launch_overhead_cycles, 1350, "[I25] job launch < 1 us")         \

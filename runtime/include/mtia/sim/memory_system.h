@@ -159,12 +159,23 @@ private:
   struct Page {
     std::list<uint64_t>::iterator lru;
     double readyAt;
+    /// Written since it was filled: goes back to LPDDR when evicted.
+    bool dirty = false;
+    /// Allocated by writes, without a fill: only `written` bytes are
+    /// valid (write-allocate keeps per-granule valid bits; we count bytes)
+    /// and a read fills the rest first.
+    bool partial = false;
+    uint64_t written = 0;
   };
 
   /// The resident page `page`, or nullptr; a hit moves it to the LRU front.
   Page *lookup(uint64_t page);
-  /// Installs `page`, ready at `readyAt`, evicting the least recently used.
-  void install(uint64_t page, double readyAt);
+  /// Installs `page`, ready at `readyAt`, evicting the least recently used
+  /// (written back from cycle `now` if dirty). Returns the new page.
+  Page &install(uint64_t page, double readyAt, double now);
+  /// Writes [addr, addr+len) back to LPDDR from cycle `t`, in the
+  /// background: it takes the channels' bandwidth, nobody waits for it.
+  void writeBack(double t, uint64_t addr, uint64_t len);
 
   /// The LPDDR channel of `addr`.
   int channelOf(uint64_t addr) const {
@@ -195,7 +206,7 @@ private:
 
   uint64_t lpddrBytesRead_ = 0, lpddrBytesWritten_ = 0;
   uint64_t sramBytesRead_ = 0, sramBytesWritten_ = 0;
-  uint64_t sramHits_ = 0, sramMisses_ = 0, sramEvictions_ = 0;
+  uint64_t sramHits_ = 0, sramMisses_ = 0, sramEvictions_ = 0, sramWriteBacks_ = 0;
   uint64_t sramScratchBytes_ = 0;
 };
 
