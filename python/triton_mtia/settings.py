@@ -95,6 +95,12 @@ class Settings:
     #: keeps its code unless the option is passed at launch
     #: (``kernel[grid](..., poison_masked_loads=True)``).
     poison_masked_loads: bool = False
+    #: Charge the PE's RISC-V core for the kernel's scalar code (address
+    #: arithmetic, loop control, branches, scalar math) through
+    #: ``scalarCycles`` calls the compiler inserts (docs/compiler.md,
+    #: "Scalar code cost"); False compiles without them
+    #: (``triton-mtia-compile --no-scalar-cost``). A launch option too.
+    scalar_cost: bool = True
     #: Keep the temporary directory of a failed tool run so its command can
     #: be re-run by hand (the error message prints it either way).
     keep_failed_temps: bool = True

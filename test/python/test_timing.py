@@ -6,6 +6,7 @@ asserted; host wall-clock time is measured in bench/, never here.
 
 import torch
 import triton
+import triton.language as tl
 
 import triton_mtia
 from triton_mtia.samples import vector_add
@@ -46,3 +47,40 @@ def test_cycles_do_not_depend_on_data(gen):
         torch.testing.assert_close(out, x + y)
         cycles.append(triton_mtia.last_launch().cycles)
     assert cycles[0] == cycles[1]
+
+
+@triton.jit
+def _strided_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr, tl.sum(acc))
+
+
+def _scalar_cycles(trips: int, block: int = 256, **options) -> int:
+    n = trips * block
+    x, out = torch.ones(n), torch.zeros(1)
+    _strided_sum[(1, )](x, out, n, BLOCK=block, **options)
+    assert out.item() == n
+    return triton_mtia.last_launch().stats["units"]["riscv"]["scalar_cycles"]
+
+
+def test_scalar_code_of_a_loop_is_charged_per_iteration():
+    """The compiler charges the core for its scalar code (mtia-scalar-cost):
+    a loop's body pays its address arithmetic and loop control on every
+    iteration, so the scalar cycles grow by the same amount per trip, and
+    twice the trips cost about twice the cycles (the code outside the loop
+    is paid once)."""
+    s4, s8, s12 = (_scalar_cycles(t) for t in (4, 8, 12))
+    assert s4 > 0
+    per_trip = (s8 - s4) / 4
+    assert per_trip > 0 and s12 - s8 == s8 - s4, (s4, s8, s12)
+    assert 1.5 < s8 / s4 <= 2.0, (s4, s8)
+
+
+def test_scalar_cost_can_be_turned_off():
+    """`scalar_cost=False` (triton-mtia-compile --no-scalar-cost) compiles
+    without scalarCycles calls: the core is charged per command only."""
+    assert _scalar_cycles(4, scalar_cost=False) == 0
+    assert _scalar_cycles(4) > 0

@@ -76,6 +76,9 @@ class MTIAOptions:
     #: poisons masked-out lanes of loads without `other`.
     dma_report: Optional[bool] = None
     poison_masked_loads: Optional[bool] = None
+    #: Charge the core for the kernel's scalar code (mtia-scalar-cost);
+    #: defaulted from `triton_mtia.settings.scalar_cost`.
+    scalar_cost: Optional[bool] = None
 
     def __post_init__(self):
         # Options must be hashable and JSON-able; Triton passes extern_libs as a dict.
@@ -138,6 +141,8 @@ def _compiler_flags(options) -> List[str]:
         flags.append("--dma-report")
     if options.poison_masked_loads:
         flags.append("--poison-masked-loads")
+    if options.scalar_cost is False:
+        flags.append("--no-scalar-cost")
     return flags
 
 
@@ -164,7 +169,7 @@ class MTIABackend(BaseBackend):
     def parse_options(self, opts: dict) -> MTIAOptions:
         args = {f.name: opts[f.name] for f in fields(MTIAOptions) if opts.get(f.name) is not None}
         args["arch"] = str(self.target.arch)
-        for name in ("dma_report", "poison_masked_loads"):
+        for name in ("dma_report", "poison_masked_loads", "scalar_cost"):
             args.setdefault(name, bool(getattr(settings, name)))
         # Upstream warns when fusion is left unset because its GPU default is
         # changing; this backend has no legacy to keep, so it passes its own
