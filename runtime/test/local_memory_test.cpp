@@ -90,8 +90,9 @@ TEST(LocalMemory, UnitsThatTogetherExceedTheBandwidthStretch) {
   // remaining 248 cycles it gets the 16 B/cycle the add leaves, then its own
   // 128 B/cycle: 248 + (65536 - 16 * 248) / 128 = 729 cycles, within the
   // calendar's window granularity.
-  EXPECT_GE(both.mluBusy, 729u - 32);
-  EXPECT_LE(both.mluBusy, 729u + 32);
+  const uint64_t window = sim::LocalMemoryBandwidth::kWindow;
+  EXPECT_GE(both.mluBusy, 729u - window);
+  EXPECT_LE(both.mluBusy, 729u + window);
 }
 
 TEST(LocalMemory, TheMtia2iBandwidthFeedsAnAddBesideACopy) {

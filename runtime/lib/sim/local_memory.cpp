@@ -26,22 +26,30 @@ Cycle LocalMemoryBandwidth::reserve(Cycle start, Cycle end, uint64_t bytes) {
   const double rate = double(bytes) / double(end - start);
   double left = double(bytes);
   double now = double(start);
+  bool hindered = false;
   for (Cycle w = first;; ++w) {
     const size_t i = size_t(w - base_);
     if (i == used_.size())
       used_.push_back(0.0);
     const double span = double((w + 1) * kWindow) - now;
-    const double room = std::max(0.0, windowBytes_ - used_[i]);
-    const double effective = std::min(rate, room / span);
-    if (effective > 0 && left <= effective * span) {
+    const double want = rate * span;
+    const double room = windowBytes_ - used_[i];
+    double take = want;
+    if (room < want) {
+      take = room > 0 ? room : 0;
+      hindered = true;
+    }
+    if (left <= take) {
       used_[i] += left;
-      // The last byte moves at now + left / effective; a hair of slack keeps
-      // an unhindered command at exactly `end` despite rounding.
-      const Cycle done = Cycle(std::ceil(now + left / effective - 1e-6));
+      if (!hindered)
+        return end; // its own rate all along
+      // The last byte moves at now + left / (this window's rate); a hair of
+      // slack keeps rounding from adding a cycle.
+      const Cycle done = Cycle(std::ceil(now + left * span / take - 1e-6));
       return std::max(end, done);
     }
-    used_[i] += effective * span;
-    left -= effective * span;
+    used_[i] += take;
+    left -= take;
     now = double((w + 1) * kWindow);
   }
 }

@@ -8,7 +8,7 @@
 // same time, so that such a PE slows down instead of getting every unit's
 // peak for free.
 //
-// Model: a fluid calendar. Time is cut into windows of kWindow cycles, each
+// Model: a fluid calendar. Time is cut into windows of kWindow (64) cycles, each
 // holding `bytes_per_cycle * kWindow` bytes. A command that starts at `start`
 // and, unhindered, would move its `bytes` evenly until `end` (its own
 // occupancy: lanes, MACs, the fabric) asks for rate r = bytes / (end -
@@ -39,7 +39,7 @@ class LocalMemoryBandwidth {
 public:
   /// Cycles per calendar window: long enough that a command spans few of
   /// them, short next to a typical command (hundreds of cycles).
-  static constexpr Cycle kWindow = 32;
+  static constexpr Cycle kWindow = 64;
 
   /// Forgets every reservation; `bytesPerCycle` <= 0 turns the model off.
   void reset(double bytesPerCycle);
