@@ -18,19 +18,28 @@ def lpddr_bytes_per_cycle() -> float:
 
 
 def test_vector_add_4m_is_lpddr_bound(gen):
-    """A vector add of 4M fp32 reads 8 and writes 4 bytes per element from and
-    to LPDDR (cold SRAM at launch): it must take 0.66x to 1.33x of the LPDDR
-    bandwidth bound."""
+    """A vector add of 4M fp32 reads 8 bytes per element from LPDDR (cold SRAM
+    at launch) and writes 4 into the write-back SRAM: it must take 0.9x to
+    1.33x of the LPDDR bound of its reads. With the SRAM written through, the
+    bound is 12 bytes per element."""
     n = 4 * 1024 * 1024
     x, y = torch.randn(n, generator=gen), torch.randn(n, generator=gen)
-    out, _ = vector_add.run_triton(x, y)
-    torch.testing.assert_close(out, x + y)
-    stats = triton_mtia.last_launch()
-    bound = 12 * n / lpddr_bytes_per_cycle()
-    ratio = stats.cycles / bound
-    assert 0.66 <= ratio <= 1.33, f"{stats.cycles} cycles is {ratio:.3f}x the LPDDR bound {bound:.0f}"
-    # Both directions of the fabric interface worked; the grid used every PE.
-    assert stats.units["dma_in"] > 0 and stats.units["dma_out"] > 0
+    for write_back, bytes_per_element in ((1, 8), (0, 12)):
+        triton_mtia.configure(sram_write_back=write_back)
+        try:
+            out, _ = vector_add.run_triton(x, y)
+        finally:
+            triton_mtia.configure()
+        torch.testing.assert_close(out, x + y)
+        stats = triton_mtia.last_launch()
+        bound = bytes_per_element * n / lpddr_bytes_per_cycle()
+        ratio = stats.cycles / bound
+        assert 0.9 <= ratio <= 1.33, (f"sram_write_back={write_back}: {stats.cycles} cycles is "
+                                      f"{ratio:.3f}x the LPDDR bound {bound:.0f}")
+        written = stats.stats["memory"]["lpddr"]["bytes_written"]
+        assert (written == 0) if write_back else (written >= 4 * n)
+        # Both directions of the fabric interface worked.
+        assert stats.units["dma_in"] > 0 and stats.units["dma_out"] > 0
 
 
 def test_cycles_do_not_depend_on_data(gen):
