@@ -20,6 +20,12 @@
 //  - read_stream: each program reads `bytes` from its slice `repeat` times
 //    in 64 KiB DMAs (memory bandwidth).
 //
+// The scalar code between the commands is charged with scalarCycles() by
+// the cost table of the compiler's mtia-scalar-cost pass
+// (compiler/lib/Dialect/MTIA/Transforms/ScalarCost.cpp: 1 per ALU op, 3 per
+// multiply, 20 per divide, 2 per loop iteration), counted by hand, so that
+// expert and compiled kernels pay by the same rules.
+//
 //===----------------------------------------------------------------------===//
 
 #include "mtia/device.h"
@@ -71,8 +77,13 @@ void expert_gemm(Ctx *c, const Arg *a) {
   const int64_t m0 = pid / blocksN * BM, n0 = pid % blocksN * BN;
   const int64_t steps = cdiv(K, BK);
   const Shape aShape = shape2(BM, BK), bShape = shape2(BK, BN), cShape = shape2(BM, BN);
+  // 11 argument loads, three divides and a remainder (cdiv x2, pid / and %),
+  // four multiplies, a few adds.
+  scalarCycles(c, 100);
 
   auto load = [&](int64_t s) {
+    // k0, two addresses (packed: a divide more), two boxes of clamps.
+    scalarCycles(c, packed ? 56 : 32);
     const int64_t k0 = s * BK;
     dmaIn(c, kCbA, DType::F16, A + uint64_t(m0 * K + k0) * 2,
           tileBox(BM, BK, K, M - m0, K - k0), immFloat(DType::F16, 0));
@@ -87,6 +98,8 @@ void expert_gemm(Ctx *c, const Arg *a) {
   if (steps > 1)
     load(1);
   for (int64_t s = 0; s < steps; ++s) {
+    // Loop control, four branches, the accumulator select, three pop sizes.
+    scalarCycles(c, 21);
     if (dual)
       onCore(c, 1);
     const Operand acc = s == 0 ? immFloat(DType::F32, 0) : tile(kCbAcc, DType::F32, cShape);
@@ -101,6 +114,7 @@ void expert_gemm(Ctx *c, const Arg *a) {
     if (s + 2 < steps)
       load(s + 2);
   }
+  scalarCycles(c, 18); // C's address, its box, the pop size
   dmaOut(c, kCbAcc, DType::F32, C + uint64_t(m0 * N + n0) * 4, tileBox(BM, BN, N, M - m0, N - n0));
   cbPop(c, kCbAcc, BM * BN * 4);
 }
@@ -117,6 +131,7 @@ void dpe_stream(Ctx *c, const Arg *a) {
   dmaIn(c, kCbA, DType::F16, a[0].u, box, immFloat(DType::F16, 0));
   dmaIn(c, kCbB, DType::F16, a[0].u + 64 * 64 * 2, box, immFloat(DType::F16, 0));
   for (int64_t i = 0; i < a[1].i; ++i) {
+    scalarCycles(c, 2); // loop control
     dpe(c, kCbAcc, DType::F32, 64, 64, 64, tile(kCbA, DType::F16, s), tile(kCbB, DType::F16, s),
         immFloat(DType::F32, 0));
     cbPop(c, kCbAcc, 64 * 64 * 4);
@@ -138,6 +153,7 @@ void read_stream(Ctx *c, const Arg *a) {
   box.stride[0] = 1;
   for (int64_t r = 0; r < a[2].i; ++r)
     for (int64_t off = 0; off < bytes; off += kChunk) {
+      scalarCycles(c, 4); // loop control, the address
       dmaIn(c, 0, DType::I8, base + uint64_t(off), box, immInt(DType::I8, 0));
       cbPop(c, 0, kChunk);
     }
