@@ -13,8 +13,9 @@ from triton_mtia import chip
 
 @pytest.fixture(autouse=True)
 def _default_chip():
+    preset = triton_mtia.settings.preset
     yield
-    triton_mtia.configure()  # later tests run on the default chip
+    triton_mtia.configure(preset)  # later tests run on the chip they expect
 
 
 def test_every_parameter_has_a_source():
