@@ -40,6 +40,28 @@ func.func @loop(%n: index) {
 
 // -----
 
+// Doubling every CB does not fit (2 x 348 KiB > 384 KiB), so the CBs filled
+// inside the loop get room for a second tile, the cheapest first, while
+// they fit: the 16 KiB one does (364 KiB), then the 32 KiB one would not
+// (396 KiB). The 300 KiB tile filled before the loop stays single.
+// CHECK-LABEL: func.func @stream
+// CHECK-SAME: mtia.cb_capacity = array<i64: 307200, 32768, 32768>
+func.func @stream(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  mtia.se_iota {cb = 10 : i64, elemType = i32, length = 76800 : i64, start = 0 : i64}
+  scf.for %i = %c0 to %n step %c1 {
+    mtia.se_iota {cb = 11 : i64, elemType = i32, length = 8192 : i64, start = 0 : i64}
+    mtia.se_iota {cb = 12 : i64, elemType = i32, length = 4096 : i64, start = 0 : i64}
+    mtia.cb_pop {bytes = 32768 : i64, cb = 11 : i64}
+    mtia.cb_pop {bytes = 16384 : i64, cb = 12 : i64}
+  }
+  mtia.cb_pop {bytes = 307200 : i64, cb = 10 : i64}
+  return
+}
+
+// -----
+
 // expected-error @+1 {{kernel needs 16 circular buffers live at once; an MTIA PE has 15}}
 func.func @too_many() {
   mtia.se_iota {cb = 0 : i64, elemType = i32, length = 8 : i64, start = 0 : i64}

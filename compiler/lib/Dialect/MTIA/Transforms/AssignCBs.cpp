@@ -27,6 +27,7 @@ struct LiveRange {
   int64_t tileBytes = 0;   ///< largest tile appended
   int64_t outstanding = 0; ///< bytes pushed and not yet popped, in program order
   int64_t peak = 0;        ///< most outstanding bytes at any point
+  int64_t loopTileBytes = 0; ///< largest tile appended inside a loop
 };
 
 /// Bytes of the tile an op appends to its destination CB.
@@ -62,6 +63,7 @@ struct MTIAAssignCBs
     DenseMap<int64_t, LiveRange> ranges;
     SmallVector<std::pair<int64_t, int64_t>> loops; // [first, last] op index
     int64_t index = 0;
+    int64_t loopDepth = 0;
 
     // Number ops in program order; a loop covers the indices of its body.
     std::function<void(Block &)> visit = [&](Block &block) {
@@ -82,13 +84,18 @@ struct MTIAAssignCBs
           r.tileBytes = std::max(r.tileBytes, bytes);
           r.outstanding += bytes;
           r.peak = std::max(r.peak, r.outstanding);
+          if (loopDepth > 0)
+            r.loopTileBytes = std::max(r.loopTileBytes, bytes);
         }
         if (auto pop = dyn_cast<CbPopOp>(op))
           ranges[pop.getCb()].outstanding -= pop.getBytes();
+        const bool loop = isa<scf::ForOp, scf::WhileOp>(op);
+        loopDepth += loop;
         for (Region &region : op.getRegions())
           for (Block &inner : region)
             visit(inner);
-        if (isa<scf::ForOp, scf::WhileOp>(op))
+        loopDepth -= loop;
+        if (loop)
           loops.push_back({here, index - 1});
       }
     };
@@ -118,7 +125,7 @@ struct MTIAAssignCBs
     llvm::sort(order, [&](int64_t a, int64_t b) {
       return std::make_pair(ranges[a].start, a) < std::make_pair(ranges[b].start, b);
     });
-    SmallVector<int64_t> physEnd, physBytes;
+    SmallVector<int64_t> physEnd, physBytes, physLoopTile;
     DenseMap<int64_t, int64_t> assignment;
     for (int64_t cb : order) {
       LiveRange &r = ranges[cb];
@@ -132,9 +139,11 @@ struct MTIAAssignCBs
         chosen = physEnd.size();
         physEnd.push_back(-1);
         physBytes.push_back(0);
+        physLoopTile.push_back(0);
       }
       physEnd[chosen] = r.end;
       physBytes[chosen] = std::max(physBytes[chosen], std::max(r.peak, r.tileBytes));
+      physLoopTile[chosen] = std::max(physLoopTile[chosen], r.loopTileBytes);
       assignment[cb] = chosen;
     }
     if (static_cast<int64_t>(physEnd.size()) > numCbs) {
@@ -154,10 +163,32 @@ struct MTIAAssignCBs
                        << localMemoryBytes.getValue() << " (use smaller blocks)";
       return signalPassFailure();
     }
-    int64_t multiplier = 2 * total <= localMemoryBytes ? 2 : 1;
-    SmallVector<int64_t> capacity;
-    for (int64_t bytes : physBytes)
-      capacity.push_back(bytes * multiplier);
+    // Double-buffer every CB when local memory allows. Otherwise give the
+    // CBs filled inside loops room for one more tile, so that the next
+    // iteration's tile (a DMA, typically) can arrive while this one is
+    // used: the cheapest first, as long as they fit.
+    SmallVector<int64_t> capacity(physBytes);
+    if (2 * total <= localMemoryBytes) {
+      for (int64_t &bytes : capacity)
+        bytes *= 2;
+    } else {
+      SmallVector<size_t> streamed;
+      for (size_t p = 0; p < capacity.size(); ++p)
+        if (physLoopTile[p] > 0)
+          streamed.push_back(p);
+      llvm::stable_sort(streamed, [&](size_t a, size_t b) {
+        return physLoopTile[a] < physLoopTile[b];
+      });
+      for (size_t p : streamed) {
+        // A CB whose program-order peak already holds two of its loop tiles
+        // (one read while the next is loaded) is double-buffered as it is.
+        const int64_t want = std::max(physBytes[p], 2 * physLoopTile[p]);
+        if (want > capacity[p] && total + want - capacity[p] <= localMemoryBytes) {
+          total += want - capacity[p];
+          capacity[p] = want;
+        }
+      }
+    }
 
     func.walk([&](Operation *op) {
       remapCbs(op, [&](int64_t cb) { return assignment.lookup(cb); });
