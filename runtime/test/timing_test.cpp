@@ -104,16 +104,23 @@ sim::LaunchSummary vectorAdd4M(bool writeBack) {
   return r;
 }
 
+/// The launch's cycles over the LPDDR bound of `bytesPerElement` for 4M
+/// elements, printed with `what`.
+double ratioToLpddrBound(const sim::LaunchSummary &r, double bytesPerElement, const char *what) {
+  const double bound =
+      bytesPerElement * 4.0 * 1024 * 1024 / sim::mtia2iPreset().lpddrBytesPerCycle();
+  const double ratio = double(r.cycles) / bound;
+  std::printf("vector add 4M fp32, %s: %llu cycles, LPDDR bound %.0f cycles, ratio %.3f\n", what,
+              static_cast<unsigned long long>(r.cycles), bound, ratio);
+  return ratio;
+}
+
 TEST(Timing, VectorAddFromLpddrRunsAtLpddrBandwidth) {
   const int64_t n = 4 * 1024 * 1024, programs = n / 1024;
   const sim::Config cfg = sim::mtia2iPreset();
   // Write-through: 12 bytes per element cross LPDDR.
   const sim::LaunchSummary through = vectorAdd4M(false);
-  const double bound = 12.0 * double(n) / cfg.lpddrBytesPerCycle();
-  const double ratio = double(through.cycles) / bound;
-  std::printf("vector add 4M fp32, write-through: %llu cycles, LPDDR bound %.0f cycles, "
-              "ratio %.3f\n",
-              static_cast<unsigned long long>(through.cycles), bound, ratio);
+  const double ratio = ratioToLpddrBound(through, 12, "write-through");
   EXPECT_GE(ratio, 0.66);
   EXPECT_LE(ratio, 1.33);
   // Writes cost whole granules: a std::vector need not be 32-byte aligned,
@@ -125,15 +132,10 @@ TEST(Timing, VectorAddFromLpddrRunsAtLpddrBandwidth) {
 
 TEST(Timing, WriteBackSramKeepsTheOutputOffLpddr) {
   const int64_t n = 4 * 1024 * 1024;
-  const sim::Config cfg = sim::mtia2iPreset();
   // Write-back (the default): the 16 MiB output stays in the SRAM cache,
   // only the 8 bytes per element read cross LPDDR.
   const sim::LaunchSummary back = vectorAdd4M(true);
-  const double bound = 8.0 * double(n) / cfg.lpddrBytesPerCycle();
-  const double ratio = double(back.cycles) / bound;
-  std::printf("vector add 4M fp32, write-back: %llu cycles, LPDDR read bound %.0f cycles, "
-              "ratio %.3f\n",
-              static_cast<unsigned long long>(back.cycles), bound, ratio);
+  const double ratio = ratioToLpddrBound(back, 8, "write-back");
   EXPECT_GE(ratio, 0.95);
   EXPECT_LE(ratio, 1.33);
   EXPECT_EQ(back.stats.find("memory.lpddr.bytes_written")->value, 0u);
