@@ -329,14 +329,16 @@ def _remove_quietly(path: str) -> None:
 
 
 def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence[tuple],
-           regions: Sequence[Tuple[int, int]]) -> LaunchStats:
+           regions: Sequence[Tuple[int, int]], pid_mapping: str = "linear") -> LaunchStats:
     """Runs one launch on the process-wide simulator and records its stats.
-    `args` and `regions` follow the `Simulator.launch` contract."""
+    `args`, `regions` and `pid_mapping` follow the `Simulator.launch`
+    contract."""
     global _last, launch_count, simulated_seconds_total
     trace_file, private = (None, False)
     if _recordings or settings.trace_launches:
         trace_file, private = _new_trace_path(kernel)
-    result = simulator().launch(so_path, kernel, tuple(grid), list(args), list(regions), trace_file)
+    result = simulator().launch(so_path, kernel, tuple(grid), list(args), list(regions), trace_file,
+                                pid_mapping)
     stats = LaunchStats(
         kernel=kernel,
         grid=tuple(grid),

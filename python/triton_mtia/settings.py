@@ -101,6 +101,13 @@ class Settings:
     #: "Scalar code cost"); False compiles without them
     #: (``triton-mtia-compile --no-scalar-cost``). A launch option too.
     scalar_cost: bool = True
+    #: How a launch deals its programs to the PEs (paper 4.3.1): "linear"
+    #: (PE k runs a contiguous block of program ids), "round_robin" (PE k
+    #: runs k, k+64, ...) or "zigzag" (rounds of 64 dealt forward, then
+    #: backward: balances work that grows with the program id, such as the
+    #: rows of a causal attention). A launch option too
+    #: (``kernel[grid](..., pid_mapping="zigzag")``).
+    pid_mapping: str = "linear"
     #: Keep the temporary directory of a failed tool run so its command can
     #: be re-run by hand (the error message prints it either way).
     keep_failed_temps: bool = True

@@ -3,7 +3,8 @@
 // Python face of the runtime:
 //   Simulator(config: dict | None = None)
 //     .config -> dict of every parameter
-//     .launch(so_path, kernel_name, grid, args, regions, trace_path=None) -> dict
+//     .launch(so_path, kernel_name, grid, args, regions, trace_path=None,
+//             pid_mapping="linear") -> dict
 //   Simulator.from_file(path, overrides: dict | None = None)
 //   presets() -> {"mtia2i": dict, "small": dict}
 //   load_config(path, base: dict | None = None) -> dict
@@ -84,7 +85,7 @@ std::vector<Arg> parseArgs(const py::list &args) {
 
 py::dict launch(rt::Simulator &sim, const std::string &soPath, const std::string &kernel,
                 const py::tuple &grid, const py::list &args, const py::list &regions,
-                const py::object &tracePath) {
+                const py::object &tracePath, const std::string &pidMapping) {
   if (grid.size() != 3)
     throw py::value_error("grid must be a tuple of 3 ints");
   std::array<int64_t, 3> g = {grid[0].cast<int64_t>(), grid[1].cast<int64_t>(),
@@ -106,11 +107,15 @@ py::dict launch(rt::Simulator &sim, const std::string &soPath, const std::string
     r.push_back(reg);
   }
   const std::string trace = tracePath.is_none() ? "" : tracePath.cast<std::string>();
+  sim::PidMapping mapping = sim::PidMapping::Linear;
+  if (!sim::parsePidMapping(pidMapping, mapping))
+    throw py::value_error("pid_mapping must be 'linear', 'round_robin' or 'zigzag', not '" +
+                          pidMapping + "'");
 
   sim::LaunchSummary s;
   {
     py::gil_scoped_release unlocked;
-    s = sim.launch(soPath, kernel, g, std::move(a), std::move(r), trace);
+    s = sim.launch(soPath, kernel, g, std::move(a), std::move(r), trace, mapping);
   }
   py::dict units;
   for (size_t i = 0; i < s.busy.size(); ++i)
@@ -201,6 +206,7 @@ PYBIND11_MODULE(_mtia_sim, m) {
           "Every parameter of the chip, by name.")
       .def("launch", &launch, py::arg("so_path"), py::arg("kernel_name"), py::arg("grid"),
            py::arg("args"), py::arg("regions"), py::arg("trace_path") = py::none(),
+           py::arg("pid_mapping") = "linear",
            "Runs kernel `kernel_name` of `so_path` over `grid`. args: [(kind, value)] with "
            "kind 'p' (address), 'i' (int) or 'f' (float); regions: [(address, nbytes)] of "
            "every tensor, optionally (address, nbytes, 'sram') to place it in SRAM scratch. Returns cycles, seconds, units, pes_used, programs, stats, "

@@ -98,3 +98,42 @@ def test_autotune_uses_simulated_time(gen):
         block = config.kwargs["BLOCK"]
         autotuned_add_kernel.fn[(triton.cdiv(n, block), )](x, y, out, n, BLOCK=block)
         assert ms == pytest.approx(triton_mtia.last_launch().seconds * 1e3)
+
+
+@triton.jit
+def prefix_rows_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    # Row p sums rows 0..p of x: work grows with the program id, like the
+    # rows of a causal attention.
+    p = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, ), dtype=tl.float32)
+    for r in range(0, p + 1):
+        acc += tl.load(x_ptr + r * BLOCK + cols)
+    tl.store(out_ptr + p * BLOCK + cols, acc)
+
+
+@pytest.mark.parametrize("mapping", ["round_robin", "zigzag"])
+def test_pid_mapping_balances_growing_work(mapping, gen):
+    rows, block = 256, 256
+    x = torch.randn(rows, block, generator=gen)
+    expected = x.cumsum(0)
+    cycles = {}
+    for m in ("linear", mapping):
+        out = torch.empty_like(x)
+        prefix_rows_kernel[(rows, )](x, out, BLOCK=block, pid_mapping=m)
+        torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-4)
+        cycles[m] = triton_mtia.last_launch().cycles
+    # 256 programs on 64 PEs: linear gives the last PE rows 252-255 (1018
+    # row loads), round robin rows 63, 127, 191, 255 (640), zigzag 514 on
+    # every PE.
+    assert cycles[mapping] < cycles["linear"] / 1.4, cycles
+
+
+def test_pid_mapping_setting_and_bad_name(gen, monkeypatch):
+    x = torch.randn(8, 16, generator=gen)
+    out = torch.empty_like(x)
+    monkeypatch.setattr(triton_mtia.settings, "pid_mapping", "zigzag")
+    prefix_rows_kernel[(8, )](x, out, BLOCK=16)
+    torch.testing.assert_close(out, x.cumsum(0))
+    with pytest.raises(ValueError, match="pid_mapping must be one of linear, round_robin, zigzag"):
+        prefix_rows_kernel[(8, )](x, out, BLOCK=16, pid_mapping="diagonal")

@@ -36,6 +36,10 @@ from ..settings import settings
 BACKEND_NAME = "mtia"
 
 
+#: The PID-to-PE mappings the simulator implements (program_map.h).
+PID_MAPPINGS = ("linear", "round_robin", "zigzag")
+
+
 @dataclass(frozen=True)
 class MTIAOptions:
     """Compile options. Field names are the ones Triton's frontend, JIT and
@@ -79,6 +83,10 @@ class MTIAOptions:
     #: Charge the core for the kernel's scalar code (mtia-scalar-cost);
     #: defaulted from `triton_mtia.settings.scalar_cost`.
     scalar_cost: Optional[bool] = None
+    #: How programs are dealt to the PEs: "linear", "round_robin" or
+    #: "zigzag" (settings.pid_mapping has the details); defaulted from
+    #: `triton_mtia.settings.pid_mapping`. The launcher passes it on.
+    pid_mapping: Optional[str] = None
 
     def __post_init__(self):
         # Options must be hashable and JSON-able; Triton passes extern_libs as a dict.
@@ -171,6 +179,10 @@ class MTIABackend(BaseBackend):
         args["arch"] = str(self.target.arch)
         for name in ("dma_report", "poison_masked_loads", "scalar_cost"):
             args.setdefault(name, bool(getattr(settings, name)))
+        args.setdefault("pid_mapping", settings.pid_mapping)
+        if args["pid_mapping"] not in PID_MAPPINGS:
+            raise ValueError(f"pid_mapping must be one of {', '.join(PID_MAPPINGS)}, "
+                             f"not {args['pid_mapping']!r}")
         # Upstream warns when fusion is left unset because its GPU default is
         # changing; this backend has no legacy to keep, so it passes its own
         # default (fused multiply-add on the SE) and still obeys the knob that

@@ -168,6 +168,7 @@ class MTIALauncher:
         # Only kernels with descriptor arguments pay for decomposing them.
         self.descriptor_signature = signature if _has_descriptor(signature) else None
         self.kinds = _arg_kinds(expand_signature(signature, None, None))
+        self.pid_mapping = getattr(metadata, "pid_mapping", None) or "linear"
 
     def __call__(self, grid_x, grid_y, grid_z, stream, function, packed_metadata, launch_metadata,
                  launch_enter_hook, launch_exit_hook, *args):
@@ -182,7 +183,8 @@ class MTIALauncher:
             regions[start] = max(size, regions.get(start, 0))
         if launch_enter_hook is not None:
             launch_enter_hook(launch_metadata)
-        runtime.launch(function, self.kernel_name, (grid_x, grid_y, grid_z), sim_args, sorted(regions.items()))
+        runtime.launch(function, self.kernel_name, (grid_x, grid_y, grid_z), sim_args, sorted(regions.items()),
+                       self.pid_mapping)
         if launch_exit_hook is not None:
             launch_exit_hook(launch_metadata)
 

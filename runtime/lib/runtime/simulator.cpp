@@ -15,15 +15,15 @@ Simulator::Simulator(const sim::Config &cfg) : chip_(cfg) {}
 sim::LaunchSummary Simulator::launch(const std::string &soPath, const std::string &name,
                                      std::array<int64_t, 3> grid, std::vector<Arg> args,
                                      std::vector<sim::Region> regions,
-                                     const std::string &tracePath) {
+                                     const std::string &tracePath, sim::PidMapping mapping) {
   Kernel k = library_.get(soPath, name);
-  return launch(k.entry, *k.info, grid, std::move(args), std::move(regions), tracePath);
+  return launch(k.entry, *k.info, grid, std::move(args), std::move(regions), tracePath, mapping);
 }
 
 sim::LaunchSummary Simulator::launch(KernelEntry entry, const KernelInfo &info,
                                      std::array<int64_t, 3> grid, std::vector<Arg> args,
                                      std::vector<sim::Region> regions,
-                                     const std::string &tracePath) {
+                                     const std::string &tracePath, sim::PidMapping mapping) {
   const std::string name = info.name ? info.name : "?";
   if (info.abiVersion != kDeviceAbiVersion)
     launchFault(sim::fault_kind::kKernelLoad,
@@ -41,6 +41,7 @@ sim::LaunchSummary Simulator::launch(KernelEntry entry, const KernelInfo &info,
   spec.args = std::move(args);
   spec.regions = std::move(regions);
   spec.tracePath = tracePath;
+  spec.mapping = mapping;
   return chip_.run(spec);
 }
 

@@ -98,8 +98,8 @@ LaunchSummary Chip::run(const LaunchSpec &spec) {
 
   const int64_t programs = spec.grid[0] * spec.grid[1] * spec.grid[2];
   const int64_t numPes = int64_t(pes_.size());
-  const int64_t block = (programs + numPes - 1) / numPes;
-  const int32_t pesUsed = int32_t((programs + block - 1) / block);
+  const ProgramMap map(spec.mapping, programs, numPes);
+  const int32_t pesUsed = int32_t(map.pesUsed());
   KernelRun run;
   run.entry = spec.entry;
   run.args = spec.args.data();
@@ -110,8 +110,7 @@ LaunchSummary Chip::run(const LaunchSpec &spec) {
   for (int64_t k = 0; k < numPes; ++k) {
     Pe &pe = *pes_[size_t(k)];
     pe.configure(*spec.info);
-    const int64_t first = std::min(programs, k * block);
-    pe.core().begin(run, first, std::min(programs, first + block), start);
+    pe.core().begin(run, map, k, start);
   }
 
   try {

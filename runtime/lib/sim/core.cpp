@@ -180,10 +180,11 @@ int64_t boxElements(const Box &b) {
 
 Core::~Core() = default;
 
-void Core::begin(const KernelRun &run, int64_t first, int64_t last, Cycle start) {
+void Core::begin(const KernelRun &run, const ProgramMap &map, int64_t pe, Cycle start) {
   run_ = run;
-  first_ = first;
-  last_ = last;
+  map_ = map;
+  mapPe_ = pe;
+  count_ = map.count(pe);
   time_ = otherTime_ = start;
   activeCore_ = 0;
   core1BusyCycles = core1Commands = 0;
@@ -214,7 +215,8 @@ void Core::fiberMain(void *core) { static_cast<Core *>(core)->runPrograms(); }
 void Core::runPrograms() {
   Chip &chip = pe_.chip();
   const int64_t gx = run_.grid[0], gy = run_.grid[1];
-  for (int64_t pid = first_; pid < last_; ++pid) {
+  for (int64_t i = 0; i < count_; ++i) {
+    const int64_t pid = map_.pid(mapPe_, i);
     ctx_.programId[0] = int32_t(pid % gx);
     ctx_.programId[1] = int32_t(pid / gx % gy);
     ctx_.programId[2] = int32_t(pid / (gx * gy));

@@ -29,15 +29,18 @@ public:
   /// Where device prints (printTile) go; stdout by default.
   void setPrintSink(sim::PrintSink sink) { chip_.setPrintSink(std::move(sink)); }
 
-  /// Launches kernel `name` of the shared object `soPath`.
+  /// Launches kernel `name` of the shared object `soPath`, its programs
+  /// dealt to the PEs by `mapping`.
   sim::LaunchSummary launch(const std::string &soPath, const std::string &name,
                             std::array<int64_t, 3> grid, std::vector<Arg> args,
-                            std::vector<sim::Region> regions, const std::string &tracePath = "");
+                            std::vector<sim::Region> regions, const std::string &tracePath = "",
+                            sim::PidMapping mapping = sim::PidMapping::Linear);
 
   /// Launches a kernel linked into the caller (tests, hand-written kernels).
   sim::LaunchSummary launch(KernelEntry entry, const KernelInfo &info,
                             std::array<int64_t, 3> grid, std::vector<Arg> args,
-                            std::vector<sim::Region> regions, const std::string &tracePath = "");
+                            std::vector<sim::Region> regions, const std::string &tracePath = "",
+                            sim::PidMapping mapping = sim::PidMapping::Linear);
 
 private:
   sim::Chip chip_;

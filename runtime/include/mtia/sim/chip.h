@@ -24,6 +24,7 @@
 #include "mtia/sim/event_queue.h"
 #include "mtia/sim/fault.h"
 #include "mtia/sim/memory_system.h"
+#include "mtia/sim/program_map.h"
 #include "mtia/sim/simd_engine.h"
 #include "mtia/sim/stats.h"
 #include "mtia/sim/trace.h"
@@ -47,6 +48,7 @@ struct LaunchSpec {
   std::vector<Arg> args;
   std::vector<Region> regions;
   std::string tracePath; ///< empty: no trace
+  PidMapping mapping = PidMapping::Linear;
 };
 
 /// Busy cycles per unit kind, summed over PEs, in this order: the core,

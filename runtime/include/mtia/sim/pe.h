@@ -34,6 +34,7 @@
 #include "mtia/sim/fault.h"
 #include "mtia/sim/fiber.h"
 #include "mtia/sim/local_memory.h"
+#include "mtia/sim/program_map.h"
 #include "mtia/sim/simd_engine.h"
 #include "mtia/sim/stats.h"
 #include "mtia/sim/zeroed_memory.h"
@@ -122,10 +123,10 @@ public:
   Core(const Core &) = delete;
   Core &operator=(const Core &) = delete;
 
-  /// Prepares the fiber to run programs [first, last) of `run`, starting at
-  /// cycle `start`; inactive (nothing to run) when first == last.
-  void begin(const KernelRun &run, int64_t first, int64_t last, Cycle start);
-  bool active() const { return first_ < last_; }
+  /// Prepares the fiber to run the programs `map` deals to PE `pe`, from
+  /// cycle `start`; inactive (nothing to run) when it deals none.
+  void begin(const KernelRun &run, const ProgramMap &map, int64_t pe, Cycle start);
+  bool active() const { return count_ > 0; }
   bool finished() const { return finished_; }
   /// The core clock when its last program returned.
   Cycle finishTime() const { return std::max(time_, otherTime_); }
@@ -237,7 +238,8 @@ private:
 
   KernelRun run_;
   Ctx ctx_{};
-  int64_t first_ = 0, last_ = 0;
+  ProgramMap map_{PidMapping::Linear, 0, 1};
+  int64_t mapPe_ = 0, count_ = 0; ///< this PE's index in map_, its programs
   /// Two RISC-V cores issue for the kernel (device.h onCore): `time_` is
   /// the clock of the one issuing now, `otherTime_` the other's. The kernel's
   /// native code is one instruction stream, so when the fiber resumes both
