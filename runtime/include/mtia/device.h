@@ -41,7 +41,8 @@ namespace mtia {
 
 /// Bumped whenever the layout of anything in this header changes; the
 /// runtime refuses kernels built against another version.
-constexpr uint32_t kDeviceAbiVersion = 2;
+/// 3 appended `Box::begin` (a lower bound of the region a DMA moves).
+constexpr uint32_t kDeviceAbiVersion = 3;
 
 constexpr int kMaxRank = 4;
 
@@ -111,13 +112,19 @@ struct Shape {
 };
 
 /// An N-D strided region of memory moved by one DMA command. The tile in
-/// local memory is dense with `shape`; only the leading `valid[d]` elements of
-/// each dimension move; the rest of the tile is padding.
+/// local memory is dense with `shape`; element i (tile offset row-major in
+/// `shape`) is at `addr + sum_d i_d * stride[d]` elements in memory. Only the
+/// elements with begin[d] <= i_d < valid[d] in every dimension move; the rest
+/// of the tile is the pad (dmaIn) or is not written (dmaOut). A negative
+/// begin or valid counts as 0; begin >= valid moves nothing. Only the region
+/// that moves must lie in an allocation (`addr` itself may lie outside, e.g.
+/// one element before a tensor for a load of x[i - 1] that begins at 1).
 struct Box {
   int32_t rank = 0;
   int64_t shape[kMaxRank] = {1, 1, 1, 1};
   int64_t stride[kMaxRank] = {0, 0, 0, 0}; ///< in elements, in memory
-  int64_t valid[kMaxRank] = {1, 1, 1, 1};
+  int64_t valid[kMaxRank] = {1, 1, 1, 1};  ///< end (exclusive) of the moved region
+  int64_t begin[kMaxRank] = {0, 0, 0, 0};  ///< start of the moved region (ABI 3)
 };
 
 /// One input of an SE command: either a tile read from a CB through a strided
@@ -342,7 +349,8 @@ inline void dmaIn(Ctx *c, int32_t cb, DType t, uint64_t addr, const Box &box,
   c->ops->dmaIn(c, cb, t, addr, &box, &pad);
 }
 
-/// Fabric interface: the valid part of the front tile of `cb` -> memory.
+/// Fabric interface: the valid part [begin, valid) of the front tile of `cb`
+/// -> memory.
 inline void dmaOut(Ctx *c, int32_t cb, DType t, uint64_t addr, const Box &box) {
   c->ops->dmaOut(c, cb, t, addr, &box);
 }

@@ -12,28 +12,33 @@ namespace mtia::sim {
 
 namespace {
 
-/// A box padded to rank 4 with leading dimensions of 1; valid clamped at 0.
+/// A box padded to rank 4 with leading dimensions of 1; begin and valid
+/// clamped at 0. Dimension d moves the indices [begin[d], valid[d]).
 struct Box4 {
-  int64_t shape[4], stride[4], valid[4];
+  int64_t shape[4], stride[4], begin[4], valid[4];
   explicit Box4(const Box &b) {
     int pad = kMaxRank - b.rank;
     for (int i = 0; i < kMaxRank; ++i) {
       bool lead = i < pad;
       shape[i] = lead ? 1 : b.shape[i - pad];
       stride[i] = lead ? 0 : b.stride[i - pad];
-      valid[i] = lead ? 1 : (b.valid[i - pad] < 0 ? 0 : b.valid[i - pad]);
+      valid[i] = lead ? 1 : std::max<int64_t>(b.valid[i - pad], 0);
+      begin[i] = lead ? 0 : std::max<int64_t>(b.begin[i - pad], 0);
     }
   }
-  int64_t validElements() const { return valid[0] * valid[1] * valid[2] * valid[3]; }
+  /// The number of indices of dimension d that move.
+  int64_t extent(int d) const { return std::max<int64_t>(valid[d] - begin[d], 0); }
+  int64_t validElements() const { return extent(0) * extent(1) * extent(2) * extent(3); }
   int64_t tileElements() const { return shape[0] * shape[1] * shape[2] * shape[3]; }
 };
 
-/// The byte span [lo, hi) the valid box touches at `addr`.
+/// The byte span [lo, hi) the (non-empty) valid box touches at `addr`.
 void boxSpan(const Box4 &b, uint64_t addr, int64_t es, uint64_t &lo, uint64_t &hi) {
   int64_t minOff = 0, maxOff = 0;
   for (int d = 0; d < kMaxRank; ++d) {
-    int64_t span = (b.valid[d] - 1) * b.stride[d];
-    (span < 0 ? minOff : maxOff) += span;
+    int64_t first = b.begin[d] * b.stride[d], last = (b.valid[d] - 1) * b.stride[d];
+    minOff += std::min(first, last);
+    maxOff += std::max(first, last);
   }
   lo = addr + uint64_t(minOff * es);
   hi = addr + uint64_t(maxOff * es + es);
@@ -45,11 +50,11 @@ uint64_t boxGranuleBytes(const MemorySystem &mem, const Box4 &b, int64_t es, uin
                          uint64_t hi, uint64_t bytes) {
   if (hi - lo == bytes)
     return mem.inGranules(bytes);
-  const uint64_t rows = uint64_t(b.valid[0] * b.valid[1] * b.valid[2]);
+  const uint64_t rows = uint64_t(b.extent(0) * b.extent(1) * b.extent(2));
   const uint64_t inner = uint64_t(b.stride[3] < 0 ? -b.stride[3] : b.stride[3]);
   const uint64_t perRow = inner * uint64_t(es) >= mem.accessBytes()
-                              ? uint64_t(b.valid[3]) * mem.inGranules(uint64_t(es))
-                              : mem.inGranules((uint64_t(b.valid[3] - 1) * inner + 1) * uint64_t(es));
+                              ? uint64_t(b.extent(3)) * mem.inGranules(uint64_t(es))
+                              : mem.inGranules((uint64_t(b.extent(3) - 1) * inner + 1) * uint64_t(es));
   return rows * perRow;
 }
 
@@ -68,12 +73,17 @@ bool chargeScratch(MemorySystem &mem, MemoryRequest &req, const Box4 &b, uint64_
 /// Calls f(tileOffset, memAddress, count) for each innermost row of the valid
 /// box; offsets in elements, the address in bytes.
 template <class F> void forEachRow(const Box4 &b, uint64_t addr, int64_t es, F &&f) {
-  for (int64_t i0 = 0; i0 < b.valid[0]; ++i0)
-    for (int64_t i1 = 0; i1 < b.valid[1]; ++i1)
-      for (int64_t i2 = 0; i2 < b.valid[2]; ++i2) {
-        int64_t tileOff = ((i0 * b.shape[1] + i1) * b.shape[2] + i2) * b.shape[3];
-        int64_t memOff = i0 * b.stride[0] + i1 * b.stride[1] + i2 * b.stride[2];
-        f(tileOff, addr + uint64_t(memOff * es), b.valid[3]);
+  const int64_t count = b.extent(3);
+  if (count == 0)
+    return;
+  for (int64_t i0 = b.begin[0]; i0 < b.valid[0]; ++i0)
+    for (int64_t i1 = b.begin[1]; i1 < b.valid[1]; ++i1)
+      for (int64_t i2 = b.begin[2]; i2 < b.valid[2]; ++i2) {
+        int64_t tileOff =
+            ((i0 * b.shape[1] + i1) * b.shape[2] + i2) * b.shape[3] + b.begin[3];
+        int64_t memOff =
+            i0 * b.stride[0] + i1 * b.stride[1] + i2 * b.stride[2] + b.begin[3] * b.stride[3];
+        f(tileOff, addr + uint64_t(memOff * es), count);
       }
 }
 
@@ -214,6 +224,7 @@ const char *checkBox(const Box &box) {
       return "box shape must be >= 0";
     if (box.valid[d] > box.shape[d])
       return "box valid extent exceeds its shape";
+    // Any begin is legal: one at or past valid[d] makes the box empty.
   }
   return nullptr;
 }

@@ -2,9 +2,11 @@
 //
 // The functional part of the four DMA commands, plus the memory accesses they
 // present to the MemorySystem for timing. Contract:
-//  - dmaIn/dmaOut move the valid box (the leading valid[d] elements of each
-//    dimension, strides in elements); dmaIn fills the rest of the dense tile
-//    with the pad value. The box's address span must lie in one allocation.
+//  - dmaIn/dmaOut move the valid box (the elements with begin[d] <= i_d <
+//    valid[d] in each dimension, strides in elements); dmaIn fills the rest
+//    of the dense tile with the pad value, dmaOut leaves the rest of memory
+//    alone. The valid box's address span (not the whole tile's) must lie in
+//    one allocation.
 //  - gatherIn/scatterOut move element i to/from the byte address in element i
 //    of an I64 tile unless the I1 mask tile has 0 there (masked-off elements
 //    make no access; gathered ones take the pad value). Every accessed
@@ -33,8 +35,8 @@ struct DmaOutcome {
   uint64_t badBytes = 0;    ///< its length
 };
 
-/// Whether `box` is well formed (rank 0..4, shape >= 0, valid <= shape); the
-/// reason otherwise.
+/// Whether `box` is well formed (rank 0..4, shape >= 0, valid <= shape; any
+/// begin); the reason otherwise.
 const char *checkBox(const Box &box);
 
 DmaOutcome dmaBoxIn(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const Box &box,
