@@ -12,7 +12,7 @@ def ConvertTTToMTIA : Pass<"convert-tt-to-mtia", "::mlir::ModuleOp"> {
     PE's RISC-V core plus `mtia` commands:
 
     * structured tensor-of-pointer loads and stores (base + affine offsets,
-      masks that bound a leading box) become N-D strided DMAs whose masks are
+      masks that bound a box, `lo <= i < hi` per dimension) become N-D strided DMAs whose masks are
       effective extents; anything else becomes a gather or scatter over a
       materialized address tile;
     * elementwise math, reductions and index tensors that are needed as data

@@ -5,7 +5,7 @@
 //  * `dma-report`: every load or store that does not become a strided DMA
 //    gets a remark at its source line naming the reason (which op of its
 //    pointer computation the structured-access analysis does not understand,
-//    or a mask that is not a leading box). Such accesses still run, as
+//    or a mask that is not a box). Such accesses still run, as
 //    gathers and scatters by address, at a much lower bandwidth.
 //  * `poison-masked-loads`: masked-out lanes of a load without `other` take
 //    NaN (floats) or the most negative integer instead of zero, so a kernel
@@ -70,8 +70,8 @@ void KernelLowering::reportNonDma(Operation *op, Value ptr, Value mask,
       os << "its offsets are not a base plus constant strides (a product of "
             "two varying tensors?)";
   } else if (mask && !analyzeMask(mask, shape, loc)) {
-    os << "its mask is not a leading box (a conjunction of `index < bound` "
-          "per dimension)";
+    os << "its mask is not a box (a conjunction of `lo <= index < hi` per "
+          "dimension)";
   } else {
     os << "its access could not be described as a strided box";
   }

@@ -75,12 +75,21 @@ struct Affine {
   SmallVector<Value> strides;
 };
 
-/// A structured access: base byte address, element strides and the valid
-/// extent of each dimension (all lowered i64 scalars).
+/// The region of a tile a mask keeps, as a box: mask[i] = AND_d (begin[d] <=
+/// i_d < end[d]), one i64 scalar per dimension, clamped to [0, size_d].
+struct MaskBox {
+  SmallVector<Value> begin;
+  SmallVector<Value> end;
+};
+
+/// A structured access: base byte address, element strides and the region
+/// that moves, [begin, valid) per dimension (all lowered i64 scalars);
+/// `begin` is empty when it is 0 in every dimension.
 struct StridedBox {
   Value base;
   SmallVector<Value> strides;
   SmallVector<Value> valid;
+  SmallVector<Value> begin;
 };
 
 /// CBs holding the address tile (I64) and the mask tile (I1, or -1) of an
@@ -179,9 +188,10 @@ private:
   bool isAddressOnly(Value v);
   std::optional<Affine> analyzeIndex(Value v, Location loc);
   std::optional<Affine> analyzePtr(Value v, Location loc);
-  std::optional<SmallVector<Value>> analyzeMask(Value mask,
-                                                ArrayRef<int64_t> shape,
-                                                Location loc);
+  std::optional<MaskBox> analyzeMask(Value mask, ArrayRef<int64_t> shape,
+                                     Location loc);
+  std::optional<MaskBox> analyzeCompare(arith::CmpIOp cmp,
+                                        ArrayRef<int64_t> shape, Location loc);
   std::optional<StridedBox> structuredBox(Value ptr, Value mask,
                                          ArrayRef<int64_t> shape, Location loc);
   FailureOr<AddressTiles>

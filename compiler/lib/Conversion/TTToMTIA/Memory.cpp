@@ -45,7 +45,7 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
       return unsupported(op, "masked scalar loads");
     int64_t cb = nextCb++;
     mtia::DmaInOp::create(b, loc, scalar(op.getPtr()), ValueRange{}, ValueRange{},
-                            pad, cb, elemType, ArrayRef<int64_t>{});
+                          ValueRange{}, pad, cb, elemType, ArrayRef<int64_t>{});
     Value v = mtia::ReadOp::create(b, loc, lowerScalarType(resultType), cb, 0);
     mtia::CbPopOp::create(b, loc, cb, mtia::elementBytes(elemType));
     scalars.map(op.getResult(), v);
@@ -54,8 +54,8 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
 
   if (auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc)) {
     int64_t cb = newTile(op.getResult(), elemType, shape, loc);
-    mtia::DmaInOp::create(b, loc, box->base, box->strides, box->valid, pad, cb,
-                          elemType, shape);
+    mtia::DmaInOp::create(b, loc, box->base, box->strides, box->valid, box->begin,
+                          pad, cb, elemType, shape);
     return success();
   }
 
@@ -86,7 +86,7 @@ LogicalResult KernelLowering::lowerStore(tt::StoreOp op) {
     int64_t cb = copyToNewTile(Lowered::splat(scalar(op.getValue())), elemType,
                                {}, loc, &temps);
     mtia::DmaOutOp::create(b, loc, scalar(op.getPtr()), ValueRange{}, ValueRange{},
-                             cb, elemType, ArrayRef<int64_t>{});
+                           ValueRange{}, cb, elemType, ArrayRef<int64_t>{});
     for (auto [tmp, bytes] : temps)
       mtia::CbPopOp::create(b, loc, tmp, bytes);
     return success();
@@ -100,8 +100,8 @@ LogicalResult KernelLowering::lowerStore(tt::StoreOp op) {
                         : copyToNewTile(*value, elemType, shape, loc, &temps);
 
   if (auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc)) {
-    mtia::DmaOutOp::create(b, loc, box->base, box->strides, box->valid, valueCb,
-                           elemType, shape);
+    mtia::DmaOutOp::create(b, loc, box->base, box->strides, box->valid, box->begin,
+                           valueCb, elemType, shape);
   } else {
     reportNonDma(op, op.getPtr(), op.getMask(), shape);
     auto tiles = addressTiles(op, op.getPtr(), op.getMask(), shape, loc, temps);

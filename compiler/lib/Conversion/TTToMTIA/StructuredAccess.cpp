@@ -1,6 +1,6 @@
 //===- StructuredAccess.cpp - Pointer and mask analysis ---===//
 //
-// Recovers tensors of pointers as base + strides and masks as leading boxes,
+// Recovers tensors of pointers as base + strides and masks as boxes,
 // so loads and stores become N-D DMAs; rematerializes them as tiles for a
 // gather or scatter when they are not structured.
 //
@@ -207,28 +207,35 @@ std::optional<Affine> KernelLowering::analyzePtr(Value v, Location loc) {
   return std::nullopt;
 }
 
-/// Recovers a mask as a leading box: mask[i] = AND_d (i_d < valid_d). Returns
-/// the valid extent of each dimension, clamped to [0, size].
-std::optional<SmallVector<Value>>
+/// Recovers a mask as a box: mask[i] = AND_d (begin_d <= i_d < end_d), each
+/// bound clamped to [0, size_d]. Conjunctions intersect (begin = max, end =
+/// min); a uniform condition keeps everything or nothing.
+std::optional<MaskBox>
 KernelLowering::analyzeMask(Value mask, ArrayRef<int64_t> shape, Location loc) {
   int64_t rank = shape.size();
   Operation *def = mask.getDefiningOp();
   if (!def)
     return std::nullopt;
-  auto full = [&] {
-    SmallVector<Value> v;
-    for (int64_t d : shape)
-      v.push_back(constI64(d, loc));
-    return v;
-  };
   if (auto andOp = dyn_cast<arith::AndIOp>(def)) {
     auto lhs = analyzeMask(andOp.getLhs(), shape, loc);
     auto rhs = lhs ? analyzeMask(andOp.getRhs(), shape, loc) : std::nullopt;
     if (!rhs)
       return std::nullopt;
-    SmallVector<Value> out;
-    for (int64_t d = 0; d < rank; ++d)
-      out.push_back(b.createOrFold<arith::MinSIOp>(loc, (*lhs)[d], (*rhs)[d]));
+    // Begins are clamped at 0 already: a begin of 0 (no lower bound) leaves
+    // the other one as it is.
+    auto isZero = [](Value v) {
+      APInt value;
+      return matchPattern(v, m_ConstantInt(&value)) && value.isZero();
+    };
+    MaskBox out;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value lb = lhs->begin[d], rb = rhs->begin[d];
+      out.begin.push_back(isZero(lb)   ? rb
+                          : isZero(rb) ? lb
+                                       : b.createOrFold<arith::MaxSIOp>(loc, lb, rb));
+      out.end.push_back(
+          b.createOrFold<arith::MinSIOp>(loc, lhs->end[d], rhs->end[d]));
+    }
     return out;
   }
   if (auto bcast = dyn_cast<tt::BroadcastOp>(def)) {
@@ -239,10 +246,11 @@ KernelLowering::analyzeMask(Value mask, ArrayRef<int64_t> shape, Location loc) {
     // A broadcast dimension of size 1 is either all valid or all masked.
     for (int64_t d = 0; d < rank; ++d)
       if (srcShape[d] == 1 && shape[d] != 1) {
-        Value any = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
-                                            (*inner)[d], constI64(0, loc));
-        (*inner)[d] = b.createOrFold<arith::SelectOp>(loc, any, constI64(shape[d], loc),
-                                                constI64(0, loc));
+        Value any = b.createOrFold<arith::CmpIOp>(
+            loc, arith::CmpIPredicate::sgt, inner->end[d], inner->begin[d]);
+        inner->begin[d] = constI64(0, loc);
+        inner->end[d] = b.createOrFold<arith::SelectOp>(
+            loc, any, constI64(shape[d], loc), constI64(0, loc));
       }
     return inner;
   }
@@ -251,7 +259,8 @@ KernelLowering::analyzeMask(Value mask, ArrayRef<int64_t> shape, Location loc) {
     auto inner = analyzeMask(expand.getSrc(), srcShape, loc);
     if (!inner)
       return std::nullopt;
-    inner->insert(inner->begin() + expand.getAxis(), constI64(1, loc));
+    inner->begin.insert(inner->begin.begin() + expand.getAxis(), constI64(0, loc));
+    inner->end.insert(inner->end.begin() + expand.getAxis(), constI64(1, loc));
     return inner;
   }
   if (auto splat = dyn_cast<tt::SplatOp>(def)) {
@@ -259,84 +268,137 @@ KernelLowering::analyzeMask(Value mask, ArrayRef<int64_t> shape, Location loc) {
     Value c = scalar(splat.getSrc());
     if (!c)
       return std::nullopt;
-    SmallVector<Value> out;
-    for (int64_t d : shape)
-      out.push_back(b.createOrFold<arith::SelectOp>(loc, c, constI64(d, loc),
-                                              constI64(0, loc)));
+    MaskBox out;
+    for (int64_t d : shape) {
+      out.begin.push_back(constI64(0, loc));
+      out.end.push_back(b.createOrFold<arith::SelectOp>(loc, c, constI64(d, loc),
+                                                        constI64(0, loc)));
+    }
     return out;
   }
-  if (auto cmp = dyn_cast<arith::CmpIOp>(def)) {
-    // idx < bound, idx <= bound, bound > idx, bound >= idx with idx = s + i_d.
-    Value idxV = cmp.getLhs(), boundV = cmp.getRhs();
-    auto pred = cmp.getPredicate();
-    using P = arith::CmpIPredicate;
-    if (pred == P::sgt || pred == P::sge || pred == P::ugt || pred == P::uge) {
-      std::swap(idxV, boundV);
-      pred = pred == P::sgt ? P::slt
-             : pred == P::sge ? P::sle
-             : pred == P::ugt ? P::ult
-                              : P::ule;
-    }
-    if (pred != P::slt && pred != P::sle && pred != P::ult && pred != P::ule)
-      return std::nullopt;
-    auto idx = analyzeIndex(idxV, loc);
-    auto bound = idx ? analyzeIndex(boundV, loc) : std::nullopt;
-    if (!bound)
-      return std::nullopt;
-    // The bound must be uniform; the index must move along exactly one
-    // dimension with unit stride.
-    auto isConst = [](Value v, int64_t c) {
-      APInt value;
-      return matchPattern(v, m_ConstantInt(&value)) && value.getSExtValue() == c;
-    };
-    for (Value s : bound->strides)
-      if (!isConst(s, 0))
-        return std::nullopt;
-    int64_t dim = -1;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (isConst(idx->strides[d], 0))
-        continue;
-      if (dim >= 0 || !isConst(idx->strides[d], 1))
-        return std::nullopt;
-      dim = d;
-    }
-    Value limit = b.createOrFold<arith::SubIOp>(loc, bound->base, idx->base);
-    if (pred == P::sle || pred == P::ule)
-      limit = b.createOrFold<arith::AddIOp>(loc, limit, constI64(1, loc));
-    SmallVector<Value> out = full();
-    if (dim < 0) {
-      // Uniform comparison: all or nothing.
-      Value any = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, limit,
-                                          constI64(0, loc));
-      for (int64_t d = 0; d < rank; ++d)
-        out[d] = b.createOrFold<arith::SelectOp>(loc, any, out[d], constI64(0, loc));
-      return out;
-    }
-    Value clamped = b.createOrFold<arith::MaxSIOp>(loc, limit, constI64(0, loc));
-    out[dim] = b.createOrFold<arith::MinSIOp>(loc, clamped, constI64(shape[dim], loc));
-    return out;
-  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(def))
+    return analyzeCompare(cmp, shape, loc);
   return std::nullopt;
 }
 
+/// The box of one comparison of an index `s + i_d` (unit stride along one
+/// dimension d) with a uniform bound `b`, on either side:
+///   i < b, i <= b   keep [0, b - s) and [0, b - s + 1) along d,
+///   i >= b, i > b   keep [b - s, size) and [b - s + 1, size) along d;
+/// mirrored forms (`b > i`, `b <= i`, ...) are the same. Lower bounds are
+/// signed only (an unsigned `i >= b` also holds for negative i). A
+/// comparison of two uniform values keeps everything or nothing.
+std::optional<MaskBox>
+KernelLowering::analyzeCompare(arith::CmpIOp cmp, ArrayRef<int64_t> shape,
+                               Location loc) {
+  using P = arith::CmpIPredicate;
+  int64_t rank = shape.size();
+  auto lhs = analyzeIndex(cmp.getLhs(), loc);
+  auto rhs = lhs ? analyzeIndex(cmp.getRhs(), loc) : std::nullopt;
+  if (!rhs)
+    return std::nullopt;
+  auto isConst = [](Value v, int64_t c) {
+    APInt value;
+    return matchPattern(v, m_ConstantInt(&value)) && value.getSExtValue() == c;
+  };
+  auto isUniform = [&](const Affine &a) {
+    return llvm::all_of(a.strides, [&](Value s) { return isConst(s, 0); });
+  };
+  MaskBox out;
+  for (int64_t d : shape) {
+    out.begin.push_back(constI64(0, loc));
+    out.end.push_back(constI64(d, loc));
+  }
+  P pred = cmp.getPredicate();
+  if (isUniform(*lhs) && isUniform(*rhs)) {
+    // All or nothing. The bases are sign-extended to i64, which keeps the
+    // unsigned order of narrower integers too.
+    Value holds = b.createOrFold<arith::CmpIOp>(loc, pred, lhs->base, rhs->base);
+    for (int64_t d = 0; d < rank; ++d)
+      out.end[d] = b.createOrFold<arith::SelectOp>(loc, holds, out.end[d],
+                                                   constI64(0, loc));
+    return out;
+  }
+  // The index on the left: `b OP i` is `i OP' b` with the mirrored OP'.
+  if (isUniform(*lhs)) {
+    std::swap(lhs, rhs);
+    switch (pred) {
+    case P::slt: pred = P::sgt; break;
+    case P::sle: pred = P::sge; break;
+    case P::sgt: pred = P::slt; break;
+    case P::sge: pred = P::sle; break;
+    case P::ult: pred = P::ugt; break;
+    case P::ule: pred = P::uge; break;
+    case P::ugt: pred = P::ult; break;
+    case P::uge: pred = P::ule; break;
+    default: break; // eq, ne
+    }
+  }
+  if (!isUniform(*rhs))
+    return std::nullopt;
+  // The index must move along exactly one dimension with unit stride.
+  int64_t dim = -1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (isConst(lhs->strides[d], 0))
+      continue;
+    if (dim >= 0 || !isConst(lhs->strides[d], 1))
+      return std::nullopt;
+    dim = d;
+  }
+  // i_d OP b - s.
+  Value limit = b.createOrFold<arith::SubIOp>(loc, rhs->base, lhs->base);
+  auto plusOne = [&](Value v) {
+    return b.createOrFold<arith::AddIOp>(loc, v, constI64(1, loc));
+  };
+  auto clamp = [&](Value v) {
+    Value low = b.createOrFold<arith::MaxSIOp>(loc, v, constI64(0, loc));
+    return b.createOrFold<arith::MinSIOp>(loc, low, constI64(shape[dim], loc));
+  };
+  switch (pred) {
+  case P::slt:
+  case P::ult:
+    out.end[dim] = clamp(limit);
+    return out;
+  case P::sle:
+  case P::ule:
+    out.end[dim] = clamp(plusOne(limit));
+    return out;
+  case P::sge:
+    out.begin[dim] = clamp(limit);
+    return out;
+  case P::sgt:
+    out.begin[dim] = clamp(plusOne(limit));
+    return out;
+  default: // eq, ne, unsigned lower bounds
+    return std::nullopt;
+  }
+}
+
 /// The strided box of a structured access: `ptr` as base + strides and
-/// `mask` (if any) as a leading box.
+/// `mask` (if any) as the box [begin, valid) it keeps.
 std::optional<StridedBox> KernelLowering::structuredBox(Value ptr, Value mask,
                                                         ArrayRef<int64_t> shape,
                                                         Location loc) {
   auto affine = analyzePtr(ptr, loc);
   if (!affine)
     return std::nullopt;
-  StridedBox box{affine->base, affine->strides, {}};
+  StridedBox box{affine->base, affine->strides, {}, {}};
   if (!mask) {
     for (int64_t d : shape)
       box.valid.push_back(constI64(d, loc));
     return box;
   }
-  auto valid = analyzeMask(mask, shape, loc);
-  if (!valid)
+  auto kept = analyzeMask(mask, shape, loc);
+  if (!kept)
     return std::nullopt;
-  box.valid = std::move(*valid);
+  box.valid = std::move(kept->end);
+  // A box that begins at 0 in every dimension (a mask of upper bounds only)
+  // carries no begin.
+  APInt value;
+  if (llvm::any_of(kept->begin, [&](Value v) {
+        return !matchPattern(v, m_ConstantInt(&value)) || !value.isZero();
+      }))
+    box.begin = std::move(kept->begin);
   return box;
 }
 

@@ -470,32 +470,37 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
            << " = numPrograms(ctx, " << num.getAxis() << ");\n";
     return success();
   }
+  // Box{rank, {shape}, {strides}, {valid}[, {begin}]}: begin is printed
+  // only when the op has one (Box::begin defaults to 0).
   auto boxLiteral = [&](ArrayRef<int64_t> shape, ValueRange strides,
-                        ValueRange valid) {
+                        ValueRange valid, ValueRange begin) {
+    auto list = [&](ValueRange values) {
+      std::string s = ", {";
+      for (auto [i, v] : llvm::enumerate(values))
+        s += (i ? ", " : "") + name(v);
+      return s + "}";
+    };
     std::string s = "Box{" + std::to_string(shape.size()) + ", {";
     for (auto [i, d] : llvm::enumerate(shape))
       s += (i ? ", " : "") + std::to_string(d);
-    s += "}, {";
-    for (auto [i, v] : llvm::enumerate(strides))
-      s += (i ? ", " : "") + name(v);
-    s += "}, {";
-    for (auto [i, v] : llvm::enumerate(valid))
-      s += (i ? ", " : "") + name(v);
-    return s + "}}";
+    s += "}" + list(strides) + list(valid);
+    if (!begin.empty())
+      s += list(begin);
+    return s + "}";
   };
   if (auto dma = dyn_cast<mtia::DmaInOp>(op)) {
     std::string pad = dma.getPad() ? immLiteral(dma.getPad())
                                    : "immInt(" + dtypeName(dma.getElemType()) + ", 0)";
     line() << "dmaIn(ctx, /*cb=*/" << dma.getCb() << ", "
            << dtypeName(dma.getElemType()) << ", " << name(dma.getAddr()) << ", "
-           << boxLiteral(dma.getShape(), dma.getStrides(), dma.getValid()) << ", "
+           << boxLiteral(dma.getShape(), dma.getStrides(), dma.getValid(), dma.getBegin()) << ", "
            << pad << ");\n";
     return success();
   }
   if (auto dma = dyn_cast<mtia::DmaOutOp>(op)) {
     line() << "dmaOut(ctx, /*cb=*/" << dma.getCb() << ", "
            << dtypeName(dma.getElemType()) << ", " << name(dma.getAddr()) << ", "
-           << boxLiteral(dma.getShape(), dma.getStrides(), dma.getValid())
+           << boxLiteral(dma.getShape(), dma.getStrides(), dma.getValid(), dma.getBegin())
            << ");\n";
     return success();
   }

@@ -122,20 +122,25 @@ void mlir::triton_mtia::mtia::remapCbs(
 //===----------------------------------------------------------------------===//
 
 static LogicalResult verifyBox(Operation *op, ArrayRef<int64_t> shape,
-                               size_t numStrides, size_t numValid) {
+                               size_t numStrides, size_t numValid,
+                               size_t numBegin) {
   if (shape.size() > 4)
     return op->emitOpError("tiles have at most 4 dimensions");
   if (numStrides != shape.size() || numValid != shape.size())
     return op->emitOpError("needs one stride and one valid extent per dimension");
+  if (numBegin != 0 && numBegin != shape.size())
+    return op->emitOpError("needs no begin or one begin per dimension");
   return success();
 }
 
 LogicalResult DmaInOp::verify() {
-  return verifyBox(*this, getShape(), getStrides().size(), getValid().size());
+  return verifyBox(*this, getShape(), getStrides().size(), getValid().size(),
+                   getBegin().size());
 }
 
 LogicalResult DmaOutOp::verify() {
-  return verifyBox(*this, getShape(), getStrides().size(), getValid().size());
+  return verifyBox(*this, getShape(), getStrides().size(), getValid().size(),
+                   getBegin().size());
 }
 
 LogicalResult SeOp::verify() {

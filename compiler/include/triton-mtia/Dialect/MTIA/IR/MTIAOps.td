@@ -79,26 +79,35 @@ def MTIA_NumProgramsOp : MTIA_Op<"num_programs", [Pure]> {
 def MTIA_DmaInOp : MTIA_Op<"dma_in", [AttrSizedOperandSegments]> {
   let summary = "N-D strided block of memory -> a new tile at the back of a CB";
   let description = [{
-    Only the leading `valid[d]` elements of each dimension move; the rest of
-    the dense tile of `shape` takes `pad` (zero if absent). Strides are in
-    elements.
+    Element i of the dense tile of `shape` is at `addr + sum_d i_d *
+    strides[d]` elements. Only the elements with `begin[d] <= i_d <
+    valid[d]` in every dimension move; the rest of the tile takes `pad`
+    (zero if absent). `begin` is either empty (0 in every dimension, the
+    leading box of a mask `i < bound`) or one value per dimension (a mask
+    with lower bounds, `lo <= i < hi`).
   }];
   let arguments = (ins I64:$addr, Variadic<I64>:$strides, Variadic<I64>:$valid,
-                       Optional<AnyType>:$pad, I64Attr:$cb, TypeAttr:$elemType,
-                       DenseI64ArrayAttr:$shape);
+                       Variadic<I64>:$begin, Optional<AnyType>:$pad, I64Attr:$cb,
+                       TypeAttr:$elemType, DenseI64ArrayAttr:$shape);
   let assemblyFormat = [{
-    $addr `strides` `(` $strides `)` `valid` `(` $valid `)` (`pad` $pad^ `:` type($pad))?
-    attr-dict
+    $addr `strides` `(` $strides `)` `valid` `(` $valid `)`
+    (`begin` `(` $begin^ `)`)? (`pad` $pad^ `:` type($pad))? attr-dict
   }];
   let hasVerifier = 1;
 }
 
 def MTIA_DmaOutOp : MTIA_Op<"dma_out", [AttrSizedOperandSegments]> {
   let summary = "the valid part of the front tile of a CB -> N-D strided memory";
+  let description = [{
+    As `dma_in`: the elements with `begin[d] <= i_d < valid[d]` are written;
+    memory outside that region is not touched.
+  }];
   let arguments = (ins I64:$addr, Variadic<I64>:$strides, Variadic<I64>:$valid,
-                       I64Attr:$cb, TypeAttr:$elemType, DenseI64ArrayAttr:$shape);
+                       Variadic<I64>:$begin, I64Attr:$cb, TypeAttr:$elemType,
+                       DenseI64ArrayAttr:$shape);
   let assemblyFormat = [{
-    $addr `strides` `(` $strides `)` `valid` `(` $valid `)` attr-dict
+    $addr `strides` `(` $strides `)` `valid` `(` $valid `)`
+    (`begin` `(` $begin^ `)`)? attr-dict
   }];
   let hasVerifier = 1;
 }
