@@ -1,0 +1,146 @@
+"""Masks with a lower bound (`offs >= lo`): shifted windows and stencils.
+
+A DMA box moves the elements with begin[d] <= i_d < valid[d] of each
+dimension, so such masks are DMAs, not gathers or scatters by address
+(docs/compiler.md, "Structured accesses become DMAs")."""
+
+import re
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+import triton_mtia
+
+
+@pytest.fixture(autouse=True)
+def dma_report(monkeypatch):
+    # Each test compiles its kernels with the report, so metadata.dma_report
+    # lists every access that is not a DMA.
+    monkeypatch.setattr(triton_mtia.settings, "dma_report", True)
+
+
+def assert_all_dmas(kernel):
+    assert kernel.metadata.dma_report == [], kernel.metadata.dma_report
+    cpp = kernel.asm["cpp"]
+    assert "gatherIn(" not in cpp and "scatterOut(" not in cpp
+
+
+@triton.jit
+def shift_right_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    # out[i] = x[i - 1] for i >= 1, out[0] = 0.
+    x = tl.load(x_ptr + offs - 1, mask=(offs >= 1) & (offs < n), other=0.0)
+    tl.store(out_ptr + offs, x, mask=offs < n)
+
+
+@pytest.mark.parametrize("n, block", [(100, 32), (7, 8), (64, 64)])
+def test_shifted_copy_is_a_dma(n, block, gen):
+    x = torch.randn(n, generator=gen)
+    out = torch.full((n, ), -1.0)
+    k = shift_right_kernel[(triton.cdiv(n, block), )](x, out, n, BLOCK=block)
+    want = torch.cat([torch.zeros(1), x[:-1]])
+    torch.testing.assert_close(out, want)
+    assert_all_dmas(k)
+    # The load's box carries a begin (a fifth member of Box); the store's,
+    # bounded above only, does not. The first program's box begins at 1: its
+    # address is one element before x, outside the tensor, and the launch
+    # does not fault.
+    boxes = re.findall(r"(dmaIn|dmaOut)\(.*Box\{1, \{\d+\}((?:, \{[^}]*\})*)\}", k.asm["cpp"])
+    assert [(cmd, members.count("{")) for cmd, members in boxes] == [("dmaIn", 3), ("dmaOut", 2)]
+
+
+@triton.jit
+def window_kernel(x_ptr, out_ptr, lo, hi, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    # Only [lo, hi) is read; the rest of the tile is the pad.
+    x = tl.load(x_ptr + offs, mask=(offs >= lo) & (hi > offs), other=-5.0)
+    tl.store(out_ptr + offs, x, mask=offs < n)
+
+
+@pytest.mark.parametrize("lo, hi", [(3, 11), (0, 16), (9, 4), (-2, 5), (12, 40)])
+def test_window_load_pads_outside(lo, hi):
+    n = 16
+    x = torch.arange(n, dtype=torch.float32)
+    out = torch.empty(n)
+    k = window_kernel[(1, )](x, out, lo, hi, n, BLOCK=16)
+    offs = torch.arange(n)
+    want = torch.where((offs >= lo) & (offs < hi), x, torch.tensor(-5.0))
+    torch.testing.assert_close(out, want)
+    assert_all_dmas(k)
+
+
+@triton.jit
+def stencil_kernel(x_ptr, out_ptr, M, N, stride_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    r = rows[:, None]
+    c = cols[None, :]
+    inside = (r < M) & (c < N)
+    # A 3-point stencil along the columns and the rows, zero outside.
+    left = tl.load(x_ptr + r * stride_m + c - 1, mask=(r < M) & (c >= 1) & (c < N + 1), other=0.0)
+    mid = tl.load(x_ptr + r * stride_m + c, mask=inside, other=0.0)
+    right = tl.load(x_ptr + r * stride_m + c + 1, mask=(r < M) & (c < N - 1), other=0.0)
+    up = tl.load(x_ptr + (r - 1) * stride_m + c, mask=(r >= 1) & (r - 1 < M) & (c < N), other=0.0)
+    down = tl.load(x_ptr + (r + 1) * stride_m + c, mask=(1 <= r + 1) & (r + 1 < M) & (c < N),
+                   other=0.0)
+    out = 2.0 * mid - 0.25 * (left + right) - 0.5 * (up + down)
+    tl.store(out_ptr + r * N + c, out, mask=inside)
+
+
+def stencil_reference(x):
+    p = torch.nn.functional.pad(x, (1, 1, 1, 1))
+    mid = p[1:-1, 1:-1]
+    return 2.0 * mid - 0.25 * (p[1:-1, :-2] + p[1:-1, 2:]) - 0.5 * (p[:-2, 1:-1] + p[2:, 1:-1])
+
+
+@pytest.mark.parametrize("M, N", [(20, 24), (16, 16), (5, 37)])
+def test_2d_stencil_is_all_dmas(M, N, gen):
+    x = torch.randn(M, N, generator=gen)
+    out = torch.empty(M, N)
+    grid = (triton.cdiv(M, 8), triton.cdiv(N, 16))
+    k = stencil_kernel[grid](x, out, M, N, x.stride(0), BLOCK_M=8, BLOCK_N=16)
+    torch.testing.assert_close(out, stencil_reference(x))
+    assert_all_dmas(k)
+
+
+@triton.jit
+def store_tail_kernel(x_ptr, out_ptr, lo, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    # Writes only [lo, n); memory before lo keeps what it held.
+    tl.store(out_ptr + offs, x * 3.0, mask=(lo <= offs) & (offs < n))
+
+
+@pytest.mark.parametrize("lo", [0, 5, 40, 63, 64])
+def test_masked_store_with_a_lower_bound_is_a_dma(lo, gen):
+    n = 64
+    x = torch.randn(n, generator=gen)
+    out = torch.full((n, ), 7.0)
+    k = store_tail_kernel[(triton.cdiv(n, 16), )](x, out, lo, n, BLOCK=16)
+    want = torch.full((n, ), 7.0)
+    want[lo:] = x[lo:] * 3.0
+    torch.testing.assert_close(out, want)
+    assert_all_dmas(k)
+
+
+@triton.jit
+def strict_bounds_kernel(x_ptr, out_ptr, lo, hi, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    # Strict lower bounds: offs > lo and lo < offs begin at lo + 1.
+    x = tl.load(x_ptr + offs, mask=(offs > lo) & (offs <= hi), other=0)
+    tl.store(out_ptr + offs, x, mask=(lo < offs) | (offs == 0))
+
+
+def test_strict_lower_bounds(gen):
+    x = torch.randint(-100, 100, (32, ), generator=gen, dtype=torch.int32)
+    out = torch.full((32, ), 1, dtype=torch.int32)
+    k = strict_bounds_kernel[(1, )](x, out, 4, 20, BLOCK=32)
+    offs = torch.arange(32)
+    loaded = torch.where((offs > 4) & (offs <= 20), x, torch.zeros_like(x))
+    want = torch.where((offs > 4) | (offs == 0), loaded, torch.ones_like(x))
+    torch.testing.assert_close(out, want)
+    # The load is a DMA; the store's mask is an OR, which is no box: a scatter.
+    report = k.metadata.dma_report
+    assert len(report) == 1 and "store is not a DMA" in report[0], report
