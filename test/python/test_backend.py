@@ -155,7 +155,8 @@ def test_host_tensor_descriptor_is_decomposed(monkeypatch):
     launcher = mtia_driver.MTIALauncher(src, SimpleNamespace(name="k"))
     x = torch.zeros(64, 16)
     launcher(4, 1, 1, 0, "k.so", None, None, None, None, TensorDescriptor.from_tensor(x, [16, 16]), x, 16)
-    (_, _, grid, args, regions), = launches
+    (_, _, grid, args, regions, pid_mapping), = launches
+    assert pid_mapping == "linear"
     ints = [("i", v) for v in (64, 16, 16, 1)]  # shape, strides
     assert args == [("p", x.data_ptr()), *ints, ("i", 0), ("i", 0), *ints, ("p", x.data_ptr()), ("i", 16)]
     assert regions == [(x.data_ptr(), x.numel() * 4)]
