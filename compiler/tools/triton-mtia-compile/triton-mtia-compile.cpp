@@ -13,6 +13,7 @@
 
 #include "triton-mtia/Conversion/Passes.h"
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+#include "triton-mtia/InitAllDialects.h"
 #include "triton-mtia/Support/SourceLocation.h"
 #include "triton-mtia/Target/Cpp/MTIAToCpp.h"
 
@@ -123,9 +124,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "triton-mtia: ttir -> kernel C++\n");
 
   DialectRegistry registry;
-  registry.insert<triton_mtia::tt::TTDialect, triton_mtia::ttg::TTGDialect, triton_mtia::mtia::MTIADialect,
-                  func::FuncDialect, arith::ArithDialect, math::MathDialect,
-                  scf::SCFDialect, cf::ControlFlowDialect>();
+  triton_mtia::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);

@@ -7,6 +7,7 @@
 
 #include "triton-mtia/Conversion/Passes.h"
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+#include "triton-mtia/InitAllDialects.h"
 #include "triton-mtia/Target/Cpp/MTIAToCpp.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -18,10 +19,7 @@ int main(int argc, char **argv) {
   mlir::triton_mtia::registerTritonMTIAConversionPasses();
   mlir::triton_mtia::mtia::registerTritonMTIATransformsPasses();
   mlir::DialectRegistry registry;
-  registry.insert<mlir::triton_mtia::tt::TTDialect, mlir::triton_mtia::ttg::TTGDialect,
-                  mlir::triton_mtia::mtia::MTIADialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect>();
+  mlir::triton_mtia::registerAllDialects(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "triton-mtia optimizer driver\n", registry));
 }

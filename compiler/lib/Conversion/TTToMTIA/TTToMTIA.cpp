@@ -21,6 +21,8 @@
 
 #include "KernelLowering.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <functional>
@@ -553,8 +555,28 @@ using tt_to_mtia::KernelLowering;
 struct ConvertTTToMTIA
     : public triton_mtia::impl::ConvertTTToMTIABase<ConvertTTToMTIA> {
   using ConvertTTToMTIABase::ConvertTTToMTIABase; // options (Passes.td)
+  /// `tl.assume(cond)` reaches ttir as `llvm.intr.assume`: a promise to
+  /// the optimizer, not a computation. Our lowering derives what it needs
+  /// (bounds, strides) from the IR itself, so the promise is dropped, with
+  /// the pure code that only computed its condition.
+  static void eraseAssumptions(ModuleOp module) {
+    SmallVector<Operation *> dead;
+    module.walk([&](LLVM::AssumeOp op) { dead.push_back(op); });
+    while (!dead.empty()) {
+      Operation *op = dead.pop_back_val();
+      SmallVector<Value> operands(op->getOperands());
+      op->erase();
+      for (Value operand : operands) {
+        Operation *def = operand.getDefiningOp();
+        if (def && def->use_empty() && isPure(def) && !llvm::is_contained(dead, def))
+          dead.push_back(def);
+      }
+    }
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    eraseAssumptions(module);
     // Kernels are the public functions; noinline device functions that
     // survived Triton's inliner are inlined here, and early returns become
     // scf.if, so that each kernel is one block of structured code.
