@@ -19,6 +19,7 @@
 
 #include "KernelLowering.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -49,11 +50,24 @@ static Lowered denseView(int64_t cb, Type elemType, ArrayRef<int64_t> tileShape,
 /// Runs the scalar ops of a combine region elementwise over `shape`: each op
 /// becomes one SE command whose operands are the tiles (or splats) its
 /// operands became. Returns what the region's terminator operands became;
-/// every tile created is added to `temps`.
+/// the tiles among them are added to `temps`. A tile that only feeds other
+/// ops of the region is popped after its last reader, so that the region
+/// holds as many CBs as values are live at once in it, not one per op
+/// (argmax's combine has a dozen ops; a PE has 15 CBs).
 FailureOr<SmallVector<Lowered>>
 KernelLowering::lowerCombine(Block &body, ArrayRef<Lowered> args,
                              ArrayRef<int64_t> shape, Location loc,
                              Temps &temps) {
+  Operation *terminator = body.getTerminator();
+  DenseMap<Value, Operation *> lastReader;
+  for (Operation &op : body.without_terminator())
+    for (Value v : op.getOperands())
+      lastReader[v] = &op;
+  for (Value v : terminator->getOperands())
+    lastReader[v] = terminator;
+  // value -> (cb, bytes), in creation order so that pops come out in a
+  // deterministic order.
+  llvm::MapVector<Value, std::pair<int64_t, int64_t>> ownTiles;
   DenseMap<Value, Lowered> local;
   for (auto [arg, l] : llvm::zip(body.getArguments(), args))
     local[arg] = l;
@@ -104,8 +118,23 @@ KernelLowering::lowerCombine(Block &body, ArrayRef<Lowered> args,
     int64_t cb = nextCb++;
     mtia::SeOp::create(b, op.getLoc(), imms, opcode, cb, elemType, shape,
                        b.getArrayAttr(srcs));
-    temps.push_back({cb, tileBytes(elemType, shape)});
+    ownTiles[op.getResult(0)] = {cb, tileBytes(elemType, shape)};
     local[op.getResult(0)] = Lowered::tile(cb, elemType, shape);
+    for (Value v : llvm::to_vector(llvm::make_first_range(ownTiles))) {
+      auto it = lastReader.find(v);
+      if (it != lastReader.end() && it->second == &op) {
+        mtia::CbPopOp::create(b, loc, ownTiles[v].first, ownTiles[v].second);
+        ownTiles.erase(v);
+      }
+    }
+  }
+  // Tiles nothing reads (dead code in the region) are popped; those the
+  // region yields go to the caller.
+  for (auto &[v, tile] : ownTiles) {
+    if (lastReader.lookup(v) == terminator)
+      temps.push_back(tile);
+    else
+      mtia::CbPopOp::create(b, loc, tile.first, tile.second);
   }
   SmallVector<Lowered> results;
   for (Value v : body.getTerminator()->getOperands()) {
@@ -125,7 +154,8 @@ static void claimResults(SmallVectorImpl<Lowered> &outs,
                          ArrayRef<Type> elemTypes, ArrayRef<int64_t> shape,
                          Temps &temps, function_ref<int64_t(const Lowered &, Type)> copy) {
   for (auto [k, out] : llvm::enumerate(outs)) {
-    auto it = llvm::find_if(temps, [&](auto &t) { return t.first == out.cb; });
+    int64_t outCb = out.cb;
+    auto it = llvm::find_if(temps, [&](auto &t) { return t.first == outCb; });
     if (out.isTile() && out.isDense() && it != temps.end() &&
         out.elemType == elemTypes[k]) {
       temps.erase(it);

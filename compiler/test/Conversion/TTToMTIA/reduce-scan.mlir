@@ -2,8 +2,15 @@
 
 // argmax: a two-operand combine region runs elementwise on the SE over the
 // two halves of the axis (the right half is a view at an offset), 6 levels.
+// A temporary of the region is popped right after its last reader, so the
+// region holds only the CBs of the values live at once.
 // CHECK-LABEL: func.func @argmax(
-// CHECK: mtia.se "CmpEq" {cb = {{[0-9]+}} : i64, elemType = i1, shape = array<i64: 32>, srcs = [#mtia.view<cb = [[V:[0-9]+]], elemType = f32, offset = 0, strides = 1>, #mtia.view<cb = [[V]], elemType = f32, offset = 32, strides = 1>]}
+// CHECK: mtia.se "CmpEq" {cb = [[TIE:[0-9]+]] : i64, elemType = i1, shape = array<i64: 32>, srcs = [#mtia.view<cb = [[V:[0-9]+]], elemType = f32, offset = 0, strides = 1>, #mtia.view<cb = [[V]], elemType = f32, offset = 32, strides = 1>]}
+// CHECK-NEXT: mtia.se "CmpLt" {cb = [[LT:[0-9]+]]
+// CHECK-NEXT: mtia.se "And"
+// CHECK-NEXT: mtia.cb_pop {bytes = 32 : i64, cb = [[TIE]] : i64}
+// CHECK-NEXT: mtia.cb_pop {bytes = 32 : i64, cb = [[LT]] : i64}
+// CHECK-NEXT: mtia.se "CmpGt"
 // CHECK: mtia.se "Select" {{.*}}shape = array<i64: 32>
 // CHECK: mtia.se "Select" {cb = [[I1:[0-9]+]] : i64, elemType = i32, shape = array<i64: 1>
 // CHECK: mtia.read {cb = [[I1]] : i64, index = 0 : i64} : i32
