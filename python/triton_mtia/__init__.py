@@ -12,7 +12,12 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .errors import CompilationError, KernelFault
+# Triton first: importing it discovers the installed backends, ours among
+# them, and our backend imports .errors, which needs Triton's own exceptions.
+import triton  # noqa: F401  (import order)
+
+from . import inductor
+from .errors import CompilationError, KernelFault, OutOfResources
 from .runtime import LaunchStats, TraceRecording, configure, last_launch, presets, simulator, trace
 from .settings import settings
 
@@ -28,7 +33,9 @@ __all__ = [
     "settings",
     "LaunchStats",
     "TraceRecording",
+    "inductor",
     "CompilationError",
+    "OutOfResources",
     "KernelFault",
 ]
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Optional, Sequence
+
+from triton.runtime.errors import OutOfResources as _TritonOutOfResources
 
 
 class CompilationError(RuntimeError):
@@ -28,6 +31,56 @@ class CompilationError(RuntimeError):
         if kept_dir:
             lines.append(f"(inputs kept in {kept_dir})")
         super().__init__("\n".join(line for line in lines if line))
+
+    def __reduce__(self):
+        # Inductor compiles in worker processes and sends errors back pickled.
+        return (type(self), (self.stage, self.command, self.returncode, self.diagnostics, self.kept_dir))
+
+    @staticmethod
+    def from_tool(stage: str, command: Sequence[str], returncode: int, diagnostics: str,
+                  kept_dir: Optional[str] = None) -> "CompilationError":
+        """The error for a failed tool run: `OutOfResources` when the
+        compiler said that the kernel does not fit a PE, else the plain kind."""
+        for pattern, resource in _RESOURCE_LIMITS:
+            match = pattern.search(diagnostics)
+            if match:
+                return OutOfResources(stage, command, returncode, diagnostics, kept_dir,
+                                      int(match.group(1)), int(match.group(2)), resource)
+        return CompilationError(stage, command, returncode, diagnostics, kept_dir)
+
+
+#: The messages of mtia-assign-cbs (compiler/lib/Dialect/MTIA/Transforms/
+#: AssignCBs.cpp) for a kernel over a PE's resources: (required, limit).
+_RESOURCE_LIMITS = [
+    (re.compile(r"kernel needs (\d+) circular buffers live at once; an MTIA PE has (\d+)"),
+     "circular buffers"),
+    (re.compile(r"kernel needs (\d+) bytes of local memory for its tiles; an MTIA PE has (\d+)"),
+     "local memory"),
+]
+
+
+class OutOfResources(CompilationError, _TritonOutOfResources):
+    """A kernel needs more circular buffers or local memory than a PE has.
+
+    It is Triton's own OutOfResources too, so that `triton.autotune` and
+    Inductor drop such a config and try the others, as they do on a GPU for
+    a kernel over its shared memory."""
+
+    def __init__(self, stage, command, returncode, diagnostics, kept_dir, required: int, limit: int,
+                 name: str):
+        CompilationError.__init__(self, stage, command, returncode, diagnostics, kept_dir)
+        self.required = required
+        self.limit = limit
+        self.name = name
+
+    def __str__(self) -> str:
+        # The compiler's diagnostics (with the kernel's source line), not
+        # Triton's generic one-liner.
+        return CompilationError.__str__(self)
+
+    def __reduce__(self):
+        return (type(self), (self.stage, self.command, self.returncode, self.diagnostics, self.kept_dir,
+                             self.required, self.limit, self.name))
 
 
 try:

@@ -365,3 +365,19 @@ def test_masked_lanes_are_zero_and_poisoned_in_check_mode():
     # kernels compiled afterwards; this specialization is already compiled).
     masked_sum_kernel[(1, )](x, out, 5, BLOCK=8, poison_masked_loads=True)
     assert torch.isnan(out).item()  # it exposes the reliance on zeros
+
+
+@triton.jit
+def assume_kernel(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):
+    tl.assume(stride > 0)
+    tl.assume(n % BLOCK == 0)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs * stride) + 1)
+
+
+def test_assume_is_a_hint(gen):
+    """tl.assume (Inductor's templates use it) changes nothing in the result."""
+    x = torch.randn(512, generator=gen)
+    out = torch.empty(256)
+    assume_kernel[(4, )](x, out, 256, 2, BLOCK=64)
+    torch.testing.assert_close(out, x[::2] + 1)

@@ -34,6 +34,15 @@ from ..settings import settings
 
 #: `GPUTarget.backend` of our device; also the entry-point name.
 BACKEND_NAME = "mtia"
+#: The one chip we compile for.
+MTIA_TARGET = GPUTarget(BACKEND_NAME, "mtia2i", 1)
+#: Set (to 1) by `triton_mtia.inductor.enable()`, and so inherited by
+#: Inductor's compile workers.
+INDUCTOR_ENV = "TRITON_MTIA_INDUCTOR"
+
+
+def inductor_enabled() -> bool:
+    return os.environ.get(INDUCTOR_ENV) == "1"
 
 
 #: The PID-to-PE mappings the simulator implements (program_map.h).
@@ -134,7 +143,7 @@ def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
         kept = workdir if settings.keep_failed_temps else None
         if kept is None:
             shutil.rmtree(workdir, ignore_errors=True)
-        raise CompilationError(stage, cmd, proc.returncode, proc.stderr + proc.stdout, kept)
+        raise CompilationError.from_tool(stage, cmd, proc.returncode, proc.stderr + proc.stdout, kept)
     result = Path(out).read_bytes()
     if diagnostics is not None:  # remarks of a successful run (--dma-report)
         diagnostics.extend(line for line in proc.stderr.splitlines() if line.strip())
@@ -161,7 +170,16 @@ class MTIABackend(BaseBackend):
 
     @staticmethod
     def supports_target(target: GPUTarget):
-        return target.backend == BACKEND_NAME
+        # Inductor's Triton code for CPU tensors asks for a "cpu" target;
+        # with the Inductor integration on (triton_mtia.inductor), those
+        # kernels are ours. The switch is an environment variable because
+        # Inductor compiles in worker processes that never run our Python.
+        return target.backend == BACKEND_NAME or (target.backend == "cpu" and inductor_enabled())
+
+    def __init__(self, target: GPUTarget):
+        super().__init__(target)
+        if target.backend != BACKEND_NAME:
+            self.target = MTIA_TARGET
 
     def hash(self) -> str:
         """Changes whenever something that shapes the generated code changes:

@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any, Callable, List, Sequence, Tuple
 
 from triton import knobs
-from triton.backends.compiler import GPUTarget
 from triton.backends.driver import DriverBase, decompose_descriptor, expand_signature
 
 from .. import runtime
-from .compiler import BACKEND_NAME
+from .compiler import BACKEND_NAME, MTIA_TARGET
 
 #: Facts of the simulated chip that Triton's generic code asks the driver for.
 NUM_PES = 64
@@ -37,6 +36,10 @@ def set_opted_in(value: bool) -> None:
     """Called by `triton_mtia.activate()` / `deactivate()`."""
     global _opted_in
     _opted_in = value
+
+
+def opted_in() -> bool:
+    return _opted_in
 
 
 def instance() -> "MTIADriver":
@@ -262,7 +265,7 @@ class MTIADriver(DriverBase):
         raise NotImplementedError(f"MTIA backend: no C++ type for '{ty}'")
 
     def get_current_target(self):
-        return GPUTarget(BACKEND_NAME, "mtia2i", 1)
+        return MTIA_TARGET
 
     def get_current_device(self):
         return 0
