@@ -19,9 +19,9 @@ registered under the name "cpu" the active driver. `enable()` makes both ours:
 * the name "cpu" in `triton.backends.backends` maps to our compiler and
   driver, which is also what makes Inductor believe Triton is usable on CPU
   (`torch.utils._triton.has_triton`);
-* Inductor's autotuning measures CPU kernels with a wall clock; a registered
-  "cpu" benchmarker measures kernels that ran on the simulated chip in
-  simulated time instead (others keep the wall clock);
+* Inductor's autotuning measures CPU kernels with a wall clock; its CPU
+  benchmark measures kernels that ran on the simulated chip in simulated
+  time instead (others keep the wall clock);
 * a kernel config that needs more CBs or local memory than a PE has fails
   with Triton's `OutOfResources` (`errors.py`), which Inductor answers by
   trying its other configs, as it does for shared memory on a GPU.
@@ -35,6 +35,7 @@ too. `disable()` undoes everything.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any, Callable, Dict, Optional
 
@@ -47,34 +48,48 @@ CPU = "cpu"
 _saved: Optional[Dict[str, Any]] = None
 
 
-def _simulated_benchmark(benchmarker, fn: Callable[[], Any], *, warmup=None, rep=None, **kwargs) -> float:
-    """Inductor's benchmark of a CPU callable, in milliseconds: simulated
-    time when the callable launched kernels on the simulated chip, else the
-    host's wall clock (an ATen kernel, for instance)."""
+def _simulated_benchmark(wall_clock: Callable[..., float], fn: Callable[[], Any], **kwargs) -> float:
+    """Inductor's `benchmark_cpu`, in milliseconds: simulated time when `fn`
+    launched kernels on the simulated chip, else `wall_clock` (the original,
+    for an ATen kernel, for instance)."""
     from . import runtime
     before, launches = runtime.simulated_seconds_total, runtime.launch_count
     fn()
     if runtime.launch_count != launches:
         return (runtime.simulated_seconds_total - before) * 1e3
-    timing = {k: v for k, v in (("warmup", warmup), ("rep", rep)) if v is not None}
-    return benchmarker.benchmark_cpu(fn, **timing, **kwargs)
+    return wall_clock(fn, **kwargs)
 
 
-def _fix_raw_stream_import() -> Optional[Callable]:
-    """torch 2.13's CPU device op overrides return a two-line definition that
-    Inductor splices into an indented benchmark-module template, which then
-    fails to import (IndentationError) under max-autotune with epilogue
-    benchmark fusion. One line means the same: CPU has no streams. Returns
-    what it replaced."""
-    try:
-        from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
-    except ImportError:
-        return None
+def _fix_torch_cpu_triton() -> Dict[str, Any]:
+    """Two gaps of torch 2.13 on the path of Triton kernels for CPU, both met
+    under max-autotune; returns what was replaced, for `disable()`:
+
+    * `CpuDeviceOpOverrides.import_get_raw_stream_as` returns a two-line
+      definition that Inductor splices into an indented benchmark-module
+      template, which then fails to import (IndentationError). One line
+      means the same: CPU has no streams.
+    * `CpuInterface` has no `device` context, which benchmark epilogue
+      fusion enters (NotImplementedError). CPU has one device: entering it
+      changes nothing."""
+    import contextlib
+
+    from torch._dynamo.device_interface import CpuInterface, DeviceInterface
+    from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
+
+    replaced: Dict[str, Any] = {}
     original = CpuDeviceOpOverrides.import_get_raw_stream_as
     if "\n" in original(CpuDeviceOpOverrides(), "probe").strip():
         CpuDeviceOpOverrides.import_get_raw_stream_as = lambda self, name: f"{name} = lambda device: 0"
-        return original
-    return None
+        replaced["import_get_raw_stream_as"] = (CpuDeviceOpOverrides, original)
+    if CpuInterface.device is DeviceInterface.device:
+
+        class device:
+            def __new__(cls, device):
+                return contextlib.nullcontext()
+
+        CpuInterface.device = device
+        replaced["device"] = (CpuInterface, None)  # inherited again once deleted
+    return replaced
 
 
 def _cpu_alias_compiler():
@@ -107,7 +122,7 @@ def enable() -> None:
         return
     import triton.backends
     import torch._inductor.config as inductor_config
-    from torch._inductor.runtime import benchmarking
+    from torch._inductor.runtime.benchmarking import benchmarker
 
     from . import activate
     from .backend import driver as mtia_driver
@@ -121,7 +136,7 @@ def enable() -> None:
     _saved = {
         "cpu_backend": inductor_config.cpu_backend,
         "env": {name: os.environ.get(name) for name in (INDUCTOR_ENV, "TRITON_DEFAULT_BACKEND")},
-        "benchmarker": benchmarking._BENCHMARK_DISPATCH.get(CPU),
+        "benchmark_cpu": benchmarker.__dict__.get("benchmark_cpu"),
         "was_active": mtia_driver.opted_in(),
     }
     os.environ[INDUCTOR_ENV] = "1"
@@ -129,8 +144,11 @@ def enable() -> None:
     os.environ["TRITON_DEFAULT_BACKEND"] = BACKEND_NAME
     backends[CPU] = triton.backends.Backend(compiler=_cpu_alias_compiler(), driver=MTIADriver)
     inductor_config.cpu_backend = "triton"
-    benchmarking.register_benchmarker(CPU, _simulated_benchmark, override=True)
-    _saved["raw_stream"] = _fix_raw_stream_import()
+    # On the one Benchmarker that Inductor's modules share: both its
+    # generic `benchmark(device="cpu")` and the template autotuner's direct
+    # `benchmark_cpu` calls end here.
+    benchmarker.benchmark_cpu = functools.partial(_simulated_benchmark, benchmarker.benchmark_cpu)
+    _saved["torch_fixes"] = _fix_torch_cpu_triton()
     _clear_triton_probe()
     activate()
 
@@ -142,7 +160,7 @@ def disable() -> None:
         return
     import triton.backends
     import torch._inductor.config as inductor_config
-    from torch._inductor.runtime import benchmarking
+    from torch._inductor.runtime.benchmarking import benchmarker
 
     from . import deactivate
 
@@ -153,13 +171,15 @@ def disable() -> None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    if _saved["benchmarker"] is None:
-        benchmarking._BENCHMARK_DISPATCH.pop(CPU, None)
+    if _saved["benchmark_cpu"] is None:
+        del benchmarker.benchmark_cpu  # the class's method again
     else:
-        benchmarking.register_benchmarker(CPU, _saved["benchmarker"], override=True)
-    if _saved["raw_stream"] is not None:
-        from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
-        CpuDeviceOpOverrides.import_get_raw_stream_as = _saved["raw_stream"]
+        benchmarker.benchmark_cpu = _saved["benchmark_cpu"]
+    for name, (owner, original) in _saved["torch_fixes"].items():
+        if original is None:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, original)
     was_active = _saved["was_active"]
     _saved = None
     _clear_triton_probe()

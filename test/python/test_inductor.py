@@ -94,6 +94,8 @@ def test_autotuning_measures_simulated_time(inductor):
     ms = benchmarker.benchmark(lambda: scale[(4,)](x, 4096, BLOCK=1024), device="cpu")
     assert ms == pytest.approx(triton_mtia.last_launch().seconds * 1e3)
     assert ms == benchmarker.benchmark(lambda: scale[(4,)](x, 4096, BLOCK=1024), device="cpu")
+    # The template autotuner calls benchmark_cpu directly.
+    assert ms == benchmarker.benchmark_cpu(lambda: scale[(4,)](x, 4096, BLOCK=1024))
     before = runtime.launch_count
     assert benchmarker.benchmark(lambda: torch.ones(8).sum(), device="cpu", warmup=1, rep=1) > 0
     assert runtime.launch_count == before
@@ -120,3 +122,23 @@ def test_enable_and_disable_restore_inductor():
     finally:
         if was_enabled:
             triton_mtia.inductor.enable()
+
+
+def test_max_autotune_puts_matmuls_on_the_chip(inductor):
+    """With Triton as max-autotune's GEMM backend, a Linear-GELU-Linear
+    becomes Inductor's matmul template kernels (with the bias and GELU fused
+    as epilogues), autotuned by simulated time: every kernel runs on the
+    chip."""
+    import torch._inductor.config as config
+
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.GELU(), torch.nn.Linear(128, 32))
+    x = _randn(48, 64)
+    torch._dynamo.reset()
+    with config.patch(max_autotune=True, max_autotune_gemm_backends="TRITON"), torch.no_grad():
+        compiled = torch.compile(model)
+        compiled(x)  # compiles and autotunes
+        with triton_mtia.trace() as recording:
+            out = compiled(x)
+        torch.testing.assert_close(out, model(x), rtol=1e-4, atol=1e-4)
+    kernels = [launch.kernel for launch in recording.launches]
+    assert sum(name.startswith("triton_tem_fused_addmm") for name in kernels) == 2, kernels
