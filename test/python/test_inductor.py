@@ -142,3 +142,20 @@ def test_max_autotune_puts_matmuls_on_the_chip(inductor):
         torch.testing.assert_close(out, model(x), rtol=1e-4, atol=1e-4)
     kernels = [launch.kernel for launch in recording.launches]
     assert sum(name.startswith("triton_tem_fused_addmm") for name in kernels) == 2, kernels
+
+
+def test_torch_compile_example_in_a_fresh_process(tmp_path):
+    """examples/torch_compile.py as a user runs it: a new process, whose
+    Inductor compile workers are new processes too."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "torch_compile.py"
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path))
+    env.pop("TRITON_MTIA_INDUCTOR", None)
+    proc = subprocess.run([sys.executable, str(example)], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "matches eager PyTorch" in proc.stdout
+    assert "triton_per_fused_native_layer_norm" in proc.stdout
