@@ -159,3 +159,17 @@ def test_torch_compile_example_in_a_fresh_process(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "matches eager PyTorch" in proc.stdout
     assert "triton_per_fused_native_layer_norm" in proc.stdout
+
+
+def test_opinfo_coverage_harness_classifies_ops(inductor):
+    """`python -m triton_mtia.bench.inductor_ops` on a few OpInfos: a
+    pointwise op and a reduction run on the chip, a matmul stays an ATen
+    call on the host (without max-autotune)."""
+    from triton_mtia.bench import inductor_ops
+
+    results = inductor_ops.run(["add", "softmax", "argmax", "mm"], progress=None)
+    status = {r.op: r.status for r in results}
+    assert status == {"add": "chip", "softmax": "chip", "argmax": "chip", "mm": "host"}, results
+    assert all(r.launches > 0 for r in results if r.status == "chip")
+    cov = inductor_ops.coverage(results)
+    assert cov["works_frac"] == 1.0 and cov["on_chip_frac"] == 0.75

@@ -26,18 +26,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import linecache
 import logging
 import os
-import re
 import sys
 import time
-import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
 import torch
 import torch.nn.functional as F
+
+from . import failures
 
 #: liger-kernel version this harness was written against (docs/dependencies.md).
 LIGER_VERSION = "0.8.5"
@@ -401,70 +400,9 @@ def _neighborhood_attention(gen):
 # ----------------------------------------------------------------------------- running
 
 
-def _first_line(text: str) -> str:
-    for line in str(text).splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
-_DIAG = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.M)
-
-
-def _source_of(path: str, line: int) -> str:
-    text = linecache.getline(path, line).strip()
-    short = path.split("site-packages/")[-1]
-    return f"{short}:{line}: {text}" if text else f"{short}:{line}"
-
-
-def _innermost_liger_frame(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    for fr in reversed(frames):
-        if "liger_kernel" in fr.filename:
-            return _source_of(fr.filename, fr.lineno)
-    return ""
-
-
 def explain(exc: BaseException) -> Dict[str, str]:
-    """reason / construct / source of a failure."""
-    import triton
-
-    from triton_mtia.errors import CompilationError as MTIACompilationError
-    from triton_mtia.errors import KernelFault
-
-    if isinstance(exc, MTIACompilationError):
-        m = _DIAG.search(exc.diagnostics or "")
-        if m:
-            msg = m.group("msg")
-            construct = msg.split(" is not supported")[0].strip("'") if "not supported" in msg else ""
-            return {"reason": f"compiler ({exc.stage}): {msg}", "construct": construct,
-                    "source": _source_of(m.group("file"), int(m.group("line")))}
-        return {"reason": f"{exc.stage} stage failed: {_first_line(exc.diagnostics)}", "construct": "",
-                "source": _innermost_liger_frame(exc)}
-    if isinstance(exc, triton.CompilationError):
-        cause = exc.__cause__ or exc.__context__
-        msg = f"{type(cause).__name__}: {_first_line(cause)}" if cause else _first_line(exc)
-        src = ""
-        fn = getattr(exc, "src", None)
-        node = getattr(exc, "node", None)
-        if node is not None:
-            # exc.src is the function's source; its lines are relative to the def.
-            lines = (fn or "").splitlines()
-            lineno = getattr(node, "lineno", 0)
-            if 0 < lineno <= len(lines):
-                src = lines[lineno - 1].strip()
-        return {"reason": f"frontend: {msg}", "construct": type(cause).__name__ if cause else "",
-                "source": src or _innermost_liger_frame(exc)}
-    if isinstance(exc, KernelFault):
-        return {"reason": f"kernel fault: {_first_line(exc)}", "construct": getattr(exc, "kind", ""),
-                "source": _innermost_liger_frame(exc)}
-    if isinstance(exc, AssertionError):
-        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-        detail = "; ".join(line for line in lines if line.startswith(("Mismatched", "Greatest", "The values")))
-        return {"reason": f"mismatch: {detail or (lines[0] if lines else 'assertion failed')}",
-                "construct": "wrong result", "source": ""}
-    return {"reason": f"{type(exc).__name__}: {_first_line(exc)}", "construct": type(exc).__name__,
-            "source": _innermost_liger_frame(exc)}
+    """reason / construct / source of a failure (bench/failures.py)."""
+    return failures.explain(exc, "liger_kernel")
 
 
 def _compare(actual, expected, spec: Op, what: str):
