@@ -83,6 +83,31 @@ TEST_F(CommandsTest, UnsignedAndBitLevelOpcodes) {
   EXPECT_EQ(i[8], 0);
 }
 
+TEST_F(CommandsTest, BoolComparesOrderLikeLlvmI1) {
+  // x = {0, 0, 1, 1}, y = {0, 1, 0, 1} as i1; unsigned false < true, signed
+  // true (-1) < false (0).
+  static std::vector<uint8_t> in = {0, 0, 1, 1, 0, 1, 0, 1};
+  static std::vector<uint8_t> out(16);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(4);
+    load(c, 0, DType::I1, a[0].u, 4);
+    load(c, 1, DType::I1, a[0].u + 4, 4);
+    const Operand x = tile(0, DType::I1, s), y = tile(1, DType::I1, s);
+    const SeOp ops[] = {SeOp::CmpUGt, SeOp::CmpULe, SeOp::CmpGt, SeOp::CmpLe};
+    for (int k = 0; k < 4; ++k) {
+      se(c, ops[k], 2, DType::I1, s, x, y);
+      store(c, 2, DType::I1, a[1].u + 4 * k, 4);
+    }
+    cbPop(c, 0, 4);
+    cbPop(c, 1, 4);
+  };
+  run1(kernel, in.data(), in.size(), out.data(), out.size(), {64, 64, 64});
+  EXPECT_EQ(out, (std::vector<uint8_t>{0, 0, 1, 0,   // x >u y
+                                       1, 1, 0, 1,   // x <=u y
+                                       0, 1, 0, 0,   // x >s y
+                                       1, 0, 1, 1})); // x <=s y
+}
+
 TEST_F(CommandsTest, RintTruncAndFp8Arithmetic) {
   static std::vector<float> in = {2.5f, -2.5f, 3.5f, -0.7f};
   static std::vector<float> out(12);

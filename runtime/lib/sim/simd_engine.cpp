@@ -214,7 +214,19 @@ template <class V, class F> bool withCompare(SeOp op, F &&f) {
   default: break;
   }
   if constexpr (std::is_same_v<V, bool>) {
-    return false;
+    // i1 as LLVM orders it: unsigned 0 < 1, signed -1 (true) < 0 (false).
+    // Inductor's NaN-aware argmax/cummax combines compare two isnan masks.
+    switch (op) {
+    case SeOp::CmpULt: f([](V x, V y) { return x < y; }); return true;
+    case SeOp::CmpULe: f([](V x, V y) { return x <= y; }); return true;
+    case SeOp::CmpUGt: f([](V x, V y) { return x > y; }); return true;
+    case SeOp::CmpUGe: f([](V x, V y) { return x >= y; }); return true;
+    case SeOp::CmpLt: f([](V x, V y) { return x > y; }); return true;
+    case SeOp::CmpLe: f([](V x, V y) { return x >= y; }); return true;
+    case SeOp::CmpGt: f([](V x, V y) { return x < y; }); return true;
+    case SeOp::CmpGe: f([](V x, V y) { return x <= y; }); return true;
+    default: return false;
+    }
   } else {
     switch (op) {
     case SeOp::CmpLt: f([](V x, V y) { return x < y; }); return true;
