@@ -381,3 +381,20 @@ def test_assume_is_a_hint(gen):
     out = torch.empty(256)
     assume_kernel[(4, )](x, out, 256, 2, BLOCK=64)
     torch.testing.assert_close(out, x[::2] + 1)
+
+
+@triton.jit
+def scalar_bf16_kernel(out_ptr, v, w):
+    offs = tl.arange(0, 4)
+    tl.store(out_ptr + offs, tl.zeros([4], tl.bfloat16) + v.to(tl.bfloat16) * w.to(tl.bfloat16))
+
+
+def test_scalar_bf16_rounding():
+    """Scalar code that rounds to bf16 (the kernel carries the compiler
+    runtime's conversion, which GCC 12's libgcc lacks) rounds to nearest
+    even, like torch."""
+    out = torch.empty(4, dtype=torch.bfloat16)
+    v, w = 1 + 2 ** -8 + 2 ** -20, 3.0  # v rounds up to 1 + 2^-7
+    scalar_bf16_kernel[(1, )](out, v, w)
+    expected = torch.tensor(v).to(torch.bfloat16) * torch.tensor(w).to(torch.bfloat16)
+    assert torch.equal(out, expected.expand(4))

@@ -35,7 +35,9 @@
 #ifndef MTIA_DEVICE_H
 #define MTIA_DEVICE_H
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace mtia {
 
@@ -477,6 +479,58 @@ inline void vec(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s, const Ope
   c->ops->vec(c, op, dst, t, &s, v, 3);
 }
 
+//===----------------------------------------------------------------------===//
+// bfloat16 rounding: the one definition, shared by the simulator
+// (mtia/sim/elements.h) and kernels' scalar code (below).
+//===----------------------------------------------------------------------===//
+
+/// float -> bfloat16 bits, round to nearest even; a NaN stays a quiet NaN.
+inline uint16_t bf16FromFloat(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((x >> 16) | 0x0040u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+/// double -> float rounded to odd: a later rounding to a type with at most
+/// 22 fraction bits is then the correctly rounded result of the double.
+inline float floatRoundedToOdd(double d) {
+  float f = static_cast<float>(d);
+  if (std::isnan(d) || static_cast<double>(f) == d)
+    return f;
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d))
+    --b; // rounding went away from zero: truncate instead
+  b |= 1u;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+inline uint16_t bf16FromDouble(double d) { return bf16FromFloat(floatRoundedToOdd(d)); }
+
 } // namespace mtia
+
+#if defined(__clang__) && defined(__x86_64__)
+// clang lowers a conversion to `__bf16` (the scalar type of generated code)
+// to these compiler-runtime calls, which libgcc has only from GCC 13 on;
+// without them a kernel that rounds a scalar to bf16 fails to load on a
+// GCC 12 system (Debian 12). Weak and hidden: each kernel carries its own,
+// and a runtime library's definition would do as well.
+extern "C" __attribute__((weak, visibility("hidden"))) __bf16 __truncsfbf2(float f) {
+  uint16_t bits = mtia::bf16FromFloat(f);
+  __bf16 r;
+  std::memcpy(&r, &bits, 2);
+  return r;
+}
+extern "C" __attribute__((weak, visibility("hidden"))) __bf16 __truncdfbf2(double d) {
+  uint16_t bits = mtia::bf16FromDouble(d);
+  __bf16 r;
+  std::memcpy(&r, &bits, 2);
+  return r;
+}
+#endif
 
 #endif // MTIA_DEVICE_H

@@ -73,28 +73,11 @@ inline float floatFromHalf(uint16_t h) {
   return floatOf(sign | ((e + 112u) << 23) | (m << 13));
 }
 
-/// float -> bfloat16, round to nearest even.
-inline uint16_t bf16FromFloat(float f) {
-  uint32_t x = bitsOf(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((x >> 16) | 0x0040u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return static_cast<uint16_t>(x >> 16);
-}
+using mtia::bf16FromFloat; // device.h: kernels' scalar code rounds the same way
 
 inline float floatFromBf16(uint16_t b) { return floatOf(static_cast<uint32_t>(b) << 16); }
 
-/// double -> float rounded to odd: a later rounding to a type with at most
-/// 22 fraction bits is then the correctly rounded result of the double.
-inline float floatRoundedToOdd(double d) {
-  float f = static_cast<float>(d);
-  if (std::isnan(d) || static_cast<double>(f) == d)
-    return f;
-  uint32_t b = bitsOf(f);
-  if (std::fabs(static_cast<double>(f)) > std::fabs(d))
-    --b; // rounding went away from zero: truncate instead
-  return floatOf(b | 1u);
-}
+using mtia::floatRoundedToOdd;
 
 /// float -> an 8-bit float with `E` exponent and `M` mantissa bits, round to
 /// nearest even. `Fn` selects the e4m3fn encoding (no infinities, NaN is the
@@ -147,7 +130,7 @@ inline float floatFromE4m3(uint8_t c) { return floatFromFp8<4, 3, true>(c); }
 inline float floatFromE5m2(uint8_t c) { return floatFromFp8<5, 2, false>(c); }
 
 inline uint16_t halfFromDouble(double d) { return halfFromFloat(floatRoundedToOdd(d)); }
-inline uint16_t bf16FromDouble(double d) { return bf16FromFloat(floatRoundedToOdd(d)); }
+using mtia::bf16FromDouble;
 
 template <DType D> struct DTypeTraits;
 template <> struct DTypeTraits<DType::I1> { using Value = bool; };
