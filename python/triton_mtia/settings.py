@@ -72,7 +72,12 @@ class Settings:
     cxx: str = field(default_factory=lambda: os.environ.get("TRITON_MTIA_CXX", "clang++-22"))
     #: Flags for `cxx`; -fPIC/-shared/-I are always added.
     # -fwrapv: integer arithmetic in kernels wraps, as it does in Triton.
-    cxx_flags: tuple = ("-std=c++17", "-O2", "-fwrapv")
+    # -fno-inline: the device API's calls stay calls. Inlined, each command
+    # leaves its Shape/Operand temporaries in the kernel body, and clang's
+    # SROA and MemCpyOpt take time quadratic in them: 45 s instead of 1 s
+    # for a 2,600-line grid_sample kernel. A call per command costs nothing
+    # next to simulating the command, and simulated cycles do not change.
+    cxx_flags: tuple = ("-std=c++17", "-O2", "-fno-inline", "-fwrapv")
     #: Directory holding `mtia/device.h`.
     include_dir: Optional[str] = field(default_factory=_find_include_dir)
     #: Simulator preset used when the process-wide simulator is first made.

@@ -139,6 +139,11 @@ int main(int argc, char **argv) {
   // Diagnostics point at the kernel's Python source; a parse error points at
   // the ttir text and is mapped back to the source through its loc aliases.
   bool parsing = true;
+  // Diagnostics are collected and printed once the outcome is known: a first
+  // lowering that runs out of CBs is retried, and its errors are not the
+  // kernel's.
+  std::string diagnostics;
+  bool buffering = true, outOfCbs = false;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     StringRef severity = diag.getSeverity() == DiagnosticSeverity::Error ? "error"
                          : diag.getSeverity() == DiagnosticSeverity::Warning
@@ -161,9 +166,14 @@ int main(int argc, char **argv) {
           return success();
       }
     }
-    printDiagnostic(llvm::errs(), severity, triton_mtia::getSourceLoc(diag.getLocation()), message);
+    llvm::raw_string_ostream buffer(diagnostics);
+    llvm::raw_ostream &os = buffering ? static_cast<llvm::raw_ostream &>(buffer) : llvm::errs();
+    printDiagnostic(os, severity, triton_mtia::getSourceLoc(diag.getLocation()), message);
     for (Diagnostic &note : diag.getNotes())
-      printDiagnostic(llvm::errs(), "note", triton_mtia::getSourceLoc(note.getLocation()), note.str());
+      printDiagnostic(os, "note", triton_mtia::getSourceLoc(note.getLocation()), note.str());
+    if (diag.getSeverity() == DiagnosticSeverity::Error &&
+        StringRef(message).contains("circular buffers live at once"))
+      outOfCbs = true;
     return success();
   });
 
@@ -171,22 +181,47 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(ttirText, inputFile),
                                llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
+  if (!module) {
+    llvm::errs() << diagnostics;
     return 1;
+  }
   parsing = false;
 
-  PassManager pm(&context);
-  triton_mtia::ConvertTTToMTIAOptions lowering;
-  lowering.dmaReport = dmaReport;
-  lowering.poisonMaskedLoads = poisonMaskedLoads;
-  pm.addPass(triton_mtia::createConvertTTToMTIA(lowering));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs());
-  if (!noScalarCost)
-    pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAScalarCost());
-  if (failed(pm.run(*module)))
-    return 1;
+  auto lower = [&](ModuleOp m, unsigned rematerialize) {
+    PassManager pm(&context);
+    triton_mtia::ConvertTTToMTIAOptions lowering;
+    lowering.dmaReport = dmaReport;
+    lowering.poisonMaskedLoads = poisonMaskedLoads;
+    lowering.rematerialize = rematerialize;
+    pm.addPass(triton_mtia::createConvertTTToMTIA(lowering));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs());
+    if (!noScalarCost)
+      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAScalarCost());
+    return pm.run(m);
+  };
+  // Too many tiles live at once: recompute instead of holding them
+  // (Rematerialize.cpp), loads first, then computed tiles. If nothing
+  // fits, the kernel as written is what the error describes.
+  OwningOpRef<ModuleOp> lowered;
+  std::string asWritten;
+  for (unsigned level = 0;; ++level) {
+    diagnostics.clear();
+    outOfCbs = false;
+    lowered = module->clone();
+    if (succeeded(lower(*lowered, level)))
+      break;
+    if (level == 0)
+      asWritten = diagnostics;
+    if (!outOfCbs || level == 2) {
+      llvm::errs() << (outOfCbs ? asWritten : diagnostics);
+      return 1;
+    }
+  }
+  llvm::errs() << diagnostics; // remarks of the successful lowering
+  buffering = false;
+  module = std::move(lowered);
 
   std::string error;
   auto output = openOutputFile(outputFile, &error);

@@ -31,6 +31,12 @@ def ConvertTTToMTIA : Pass<"convert-tt-to-mtia", "::mlir::ModuleOp"> {
            "fill masked-out lanes of loads without `other` with NaN (floats) "
            "or the most negative integer instead of zero, to expose kernels "
            "that use them">,
+    Option<"rematerialize", "rematerialize", "unsigned", /*default=*/"0",
+           "so that fewer tiles are live at once, give every later use of a "
+           "tile its own copy of what made it: 1 = loads (where no write "
+           "intervenes), 2 = loads and the pure tensor ops computed from them. "
+           "triton-mtia-compile retries with 1, then 2, when a kernel needs "
+           "more CBs than a PE has">,
   ];
   let dependentDialects = ["::mlir::triton_mtia::mtia::MTIADialect",
                            "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",

@@ -588,6 +588,8 @@ struct ConvertTTToMTIA
         continue;
       if (failed(tt_to_mtia::structurizeEarlyReturns(func)))
         return signalPassFailure();
+      if (rematerialize > 0)
+        tt_to_mtia::rematerialize(func, /*computed=*/rematerialize > 1);
       KernelLowering lowering(func);
       lowering.dmaReport = dmaReport;
       lowering.poisonMaskedLoads = poisonMaskedLoads;

@@ -1,0 +1,122 @@
+//===- Rematerialize.cpp - Recompute instead of holding a tile -------===//
+//
+// A PE has 15 circular buffers, and every tile that is live holds one. When a
+// kernel keeps more tiles alive than that - Inductor's max_pool2d keeps the
+// nine window values for the max and again for the argmax index; bicubic
+// interpolation keeps its sixteen taps and eight weights - the lowering's
+// first attempt fails in mtia-assign-cbs. The compiler then lowers the
+// kernel again after this rewrite, in two strengths: every later use of a
+// loaded tile gets its own copy of the load, issued right before it; if that
+// is not enough, tiles computed by pure, region-free ops are recomputed too,
+// each later use getting the whole expression back to the loads. The value
+// of a load is in memory already, so this is the spilling of a register
+// allocator with the spill paid for; the price is the repeated DMAs and SE
+// commands, paid only by kernels that do not fit otherwise. A load
+// is copied only where it reads what the original read: no op between the
+// two may write memory (stores, atomics, prints, asserts, and anything whose
+// effects are unknown), and volatile loads are left alone. Uses nested in a
+// region (a loop body) are served by one copy before the region's op, not
+// one per iteration. The number of copies is bounded (4x the block's ops).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace mlir::triton_mtia;
+
+namespace mlir::triton_mtia::tt_to_mtia {
+
+/// True if `op`, or anything nested in it, may write memory. Ops say so
+/// through their memory effects; ops with recursive effects are judged by
+/// their bodies; anything else is assumed to write.
+static bool mayWrite(Operation *op) {
+  return op
+      ->walk([](Operation *nested) {
+        if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested))
+          return effects.hasEffect<MemoryEffects::Write>() ? WalkResult::interrupt()
+                                                           : WalkResult::advance();
+        if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+          return WalkResult::advance();
+        return WalkResult::interrupt();
+      })
+      .wasInterrupted();
+}
+
+/// A value the rewrite may recompute at a later use: a non-volatile load
+/// (checked for intervening writes separately), or a pure op without
+/// regions that makes tensors.
+static bool recomputable(Operation *op, bool computed) {
+  if (auto load = dyn_cast<tt::LoadOp>(op))
+    return !load.getIsVolatile();
+  return computed && op->getNumRegions() == 0 && op->getNumResults() > 0 && isPure(op) &&
+         llvm::all_of(op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
+}
+
+/// True if an op strictly between `from` and `to` (same block, `from`
+/// first) may write memory.
+static bool writesBetween(Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op && op != to; op = op->getNextNode())
+    if (mayWrite(op))
+      return true;
+  return false;
+}
+
+static void rematerializeBlock(Block &block, bool computed) {
+  // The op of this block that each clone was made for: uses of a value by
+  // clones made for the same later op are served by one copy of it.
+  DenseMap<Operation *, Operation *> home;
+  auto homeOf = [&](Operation *op) { return home.lookup(op) ? home.lookup(op) : op; };
+  // Bottom-up, so that a value recomputed at a later use makes its operands
+  // used there too, and they are recomputed in turn: each later use gets the
+  // whole expression back to loads (and address arithmetic).
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  int64_t budget = 4 * static_cast<int64_t>(ops.size()); // clones, at most
+  for (Operation *op : llvm::reverse(ops)) {
+    if (!recomputable(op, computed))
+      continue;
+    // Users grouped by the op they serve, in program order of the group's
+    // first member.
+    llvm::MapVector<Operation *, Operation *> firstOfGroup; // home -> earliest user op
+    for (Operation *user : op->getUsers()) {
+      Operation *anchor = block.findAncestorOpInBlock(*user);
+      if (!anchor)
+        continue;
+      Operation *&first = firstOfGroup[homeOf(anchor)];
+      if (!first || anchor->isBeforeInBlock(first))
+        first = anchor;
+    }
+    if (firstOfGroup.size() < 2)
+      continue;
+    SmallVector<std::pair<Operation *, Operation *>> groups(firstOfGroup.begin(), firstOfGroup.end());
+    llvm::sort(groups, [](auto &a, auto &b) { return a.second->isBeforeInBlock(b.second); });
+    bool isLoad = isa<tt::LoadOp>(op);
+    for (auto &group : llvm::drop_begin(groups)) {
+      Operation *groupHome = group.first, *first = group.second;
+      if (budget-- <= 0 || (isLoad && writesBetween(op, first)))
+        break;
+      OpBuilder b(first);
+      Operation *copy = b.clone(*op);
+      home[copy] = groupHome;
+      for (auto [result, copied] : llvm::zip(op->getResults(), copy->getResults()))
+        result.replaceUsesWithIf(copied, [&](OpOperand &use) {
+          Operation *anchor = block.findAncestorOpInBlock(*use.getOwner());
+          return anchor && homeOf(anchor) == groupHome;
+        });
+    }
+  }
+}
+
+void rematerialize(tt::FuncOp func, bool computed) {
+  SmallVector<Block *> blocks;
+  func.walk([&](Block *block) { blocks.push_back(block); });
+  for (Block *block : blocks)
+    rematerializeBlock(*block, computed);
+}
+
+} // namespace mlir::triton_mtia::tt_to_mtia
