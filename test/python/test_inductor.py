@@ -58,6 +58,12 @@ CASES = {
     "int_math": (lambda x: (x // 3) % 7 + (x >> 1),
                  (torch.randint(-1000, 1000, (999,), dtype=torch.int32, generator=torch.Generator().manual_seed(5)),)),
     "gelu_bf16": (lambda x: F.gelu(x.to(torch.bfloat16), approximate="tanh"), (_randn(4097),)),
+    # More tiles live than a PE has CBs: lowered again with loads re-issued
+    # (max_pool2d's window values feed the max and the index), or with
+    # computed tiles recomputed too (bicubic's taps and weights).
+    "max_pool2d_with_indices": (lambda x: F.max_pool2d(x, 3, 2, return_indices=True), (_randn(2, 3, 9, 9),)),
+    "bicubic": (lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic"), (_randn(2, 3, 6, 6),)),
+    "cummax": (lambda x: torch.cummax(x, 1), (_randn(5, 7),)),
 }
 
 

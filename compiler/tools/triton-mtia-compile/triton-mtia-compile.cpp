@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
     return pm.run(m);
   };
   // Too many tiles live at once: recompute instead of holding them
-  // (Rematerialize.cpp), loads first, then computed tiles. If nothing
+  // (Rematerialize.cpp), loads first, then computed tiles too. If nothing
   // fits, the kernel as written is what the error describes.
   OwningOpRef<ModuleOp> lowered;
   std::string asWritten;
@@ -214,7 +214,7 @@ int main(int argc, char **argv) {
       break;
     if (level == 0)
       asWritten = diagnostics;
-    if (!outOfCbs || level == 2) {
+    if (!outOfCbs || level == 3) {
       llvm::errs() << (outOfCbs ? asWritten : diagnostics);
       return 1;
     }

@@ -34,8 +34,9 @@ def ConvertTTToMTIA : Pass<"convert-tt-to-mtia", "::mlir::ModuleOp"> {
     Option<"rematerialize", "rematerialize", "unsigned", /*default=*/"0",
            "so that fewer tiles are live at once, give every later use of a "
            "tile its own copy of what made it: 1 = loads (where no write "
-           "intervenes), 2 = loads and the pure tensor ops computed from them. "
-           "triton-mtia-compile retries with 1, then 2, when a kernel needs "
+           "intervenes; moved down to their first use), 2 = loads (not moved) "
+           "and the pure tensor ops computed from them, 3 = both, loads moved. "
+           "triton-mtia-compile retries with 1, 2, 3 when a kernel needs "
            "more CBs than a PE has">,
   ];
   let dependentDialects = ["::mlir::triton_mtia::mtia::MTIADialect",

@@ -5,10 +5,11 @@
 // nine window values for the max and again for the argmax index; bicubic
 // interpolation keeps its sixteen taps and eight weights - the lowering's
 // first attempt fails in mtia-assign-cbs. The compiler then lowers the
-// kernel again after this rewrite, in two strengths: every later use of a
-// loaded tile gets its own copy of the load, issued right before it; if that
-// is not enough, tiles computed by pure, region-free ops are recomputed too,
-// each later use getting the whole expression back to the loads. The value
+// kernel again after this rewrite, in increasing strengths until one fits:
+// a load moves down to its first use, and every later use gets its own copy
+// of it; then tiles computed by pure, region-free ops are recomputed too,
+// each later use getting the whole expression back to the loads (with loads
+// left in place, then moved). The value
 // of a load is in memory already, so this is the spilling of a register
 // allocator with the spill paid for; the price is the repeated DMAs and SE
 // commands, paid only by kernels that do not fit otherwise. A load
@@ -65,7 +66,7 @@ static bool writesBetween(Operation *from, Operation *to) {
   return false;
 }
 
-static void rematerializeBlock(Block &block, bool computed) {
+static void rematerializeBlock(Block &block, bool computed, bool sinkLoads) {
   // The op of this block that each clone was made for: uses of a value by
   // clones made for the same later op are served by one copy of it.
   DenseMap<Operation *, Operation *> home;
@@ -91,11 +92,18 @@ static void rematerializeBlock(Block &block, bool computed) {
       if (!first || anchor->isBeforeInBlock(first))
         first = anchor;
     }
-    if (firstOfGroup.size() < 2)
+    if (firstOfGroup.empty())
       continue;
     SmallVector<std::pair<Operation *, Operation *>> groups(firstOfGroup.begin(), firstOfGroup.end());
     llvm::sort(groups, [](auto &a, auto &b) { return a.second->isBeforeInBlock(b.second); });
     bool isLoad = isa<tt::LoadOp>(op);
+    // A load serves the first group from right before it: Inductor hoists
+    // loads to the top of a kernel, where they would all hold a CB until
+    // their first use. (Computed tiles stay: moving one down would extend
+    // the lives of its operands.)
+    Operation *firstUse = groups.front().second;
+    if (isLoad && sinkLoads && !writesBetween(op, firstUse))
+      op->moveBefore(firstUse);
     for (auto &group : llvm::drop_begin(groups)) {
       Operation *groupHome = group.first, *first = group.second;
       if (budget-- <= 0 || (isLoad && writesBetween(op, first)))
@@ -112,11 +120,15 @@ static void rematerializeBlock(Block &block, bool computed) {
   }
 }
 
-void rematerialize(tt::FuncOp func, bool computed) {
+void rematerialize(tt::FuncOp func, unsigned strength) {
+  // 1: loads; 2: loads, not moved, and computed tiles; 3: both, loads moved.
+  // Which one fits depends on the kernel: moving a load down shortens its
+  // life but can lengthen those of the tiles its recomputed users need.
+  bool computed = strength >= 2, sinkLoads = strength != 2;
   SmallVector<Block *> blocks;
   func.walk([&](Block *block) { blocks.push_back(block); });
   for (Block *block : blocks)
-    rematerializeBlock(*block, computed);
+    rematerializeBlock(*block, computed, sinkLoads);
 }
 
 } // namespace mlir::triton_mtia::tt_to_mtia

@@ -589,7 +589,7 @@ struct ConvertTTToMTIA
       if (failed(tt_to_mtia::structurizeEarlyReturns(func)))
         return signalPassFailure();
       if (rematerialize > 0)
-        tt_to_mtia::rematerialize(func, /*computed=*/rematerialize > 1);
+        tt_to_mtia::rematerialize(func, rematerialize);
       KernelLowering lowering(func);
       lowering.dmaReport = dmaReport;
       lowering.poisonMaskedLoads = poisonMaskedLoads;

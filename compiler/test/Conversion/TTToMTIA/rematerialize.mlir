@@ -54,3 +54,30 @@ tt.func public @store_between(%x_ptr: !tt.ptr<f32>) {
   tt.store %xp, %b : tensor<64x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
+
+// Loads hoisted to the top (as Inductor writes them) move down to their
+// first use: y's DMA comes after x's square, not before it.
+// LOADS-LABEL: func.func @hoisted(
+// LOADS: mtia.dma_in %arg0
+// LOADS: mtia.se "Mul"
+// LOADS: mtia.dma_in %arg1
+// NONE-LABEL: func.func @hoisted(
+// NONE: mtia.dma_in %arg0
+// NONE: mtia.dma_in %arg1
+// NONE: mtia.se "Mul"
+// ALL-LABEL: func.func @hoisted(
+tt.func public @hoisted(%x_ptr: !tt.ptr<f32>, %y_ptr: !tt.ptr<f32>) {
+  %range = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %xs = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %xp = tt.addptr %xs, %range : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  %ys = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %yp = tt.addptr %ys, %range : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  %x = tt.load %xp : tensor<64x!tt.ptr<f32>>
+  %y = tt.load %yp : tensor<64x!tt.ptr<f32>>
+  %a = arith.mulf %x, %x : tensor<64xf32>
+  %b = arith.addf %a, %y : tensor<64xf32>
+  tt.store %xp, %b : tensor<64x!tt.ptr<f32>>
+  tt.return
+}
