@@ -64,6 +64,8 @@ CASES = {
     "max_pool2d_with_indices": (lambda x: F.max_pool2d(x, 3, 2, return_indices=True), (_randn(2, 3, 9, 9),)),
     "bicubic": (lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic"), (_randn(2, 3, 6, 6),)),
     "cummax": (lambda x: torch.cummax(x, 1), (_randn(5, 7),)),
+    # A scan whose combine needs the vector core (log1p).
+    "logcumsumexp": (lambda x: torch.logcumsumexp(x, 1), (_randn(6, 9),)),
 }
 
 

@@ -186,6 +186,10 @@ private:
                         SmallVectorImpl<std::pair<int64_t, int64_t>> *temps);
   void emitCopy(const Lowered &from, int64_t dstCb, Type elemType,
                 ArrayRef<int64_t> shape, Location loc);
+  /// One elementwise command `opcode` into `cb`, on the SE, or on the vector
+  /// core for math the SE has no lookup table for.
+  void emitElementwise(Location loc, ArrayRef<Value> imms, StringRef opcode, int64_t cb,
+                       Type elemType, ArrayRef<int64_t> shape, ArrayRef<Attribute> srcs);
 
   // Address-only values and the structured-access analysis.
   bool isAddressOnly(Value v);

@@ -116,8 +116,7 @@ KernelLowering::lowerCombine(Block &body, ArrayRef<Lowered> args,
     for (const Lowered &l : operands)
       srcs.push_back(sourceOf(l, imms));
     int64_t cb = nextCb++;
-    mtia::SeOp::create(b, op.getLoc(), imms, opcode, cb, elemType, shape,
-                       b.getArrayAttr(srcs));
+    emitElementwise(op.getLoc(), imms, opcode, cb, elemType, shape, srcs);
     ownTiles[op.getResult(0)] = {cb, tileBytes(elemType, shape)};
     local[op.getResult(0)] = Lowered::tile(cb, elemType, shape);
     for (Value v : llvm::to_vector(llvm::make_first_range(ownTiles))) {

@@ -532,8 +532,7 @@ FailureOr<Lowered> KernelLowering::rematerialize(
       srcs.push_back(sourceOf(*l, imms));
     }
     int64_t cb = nextCb++;
-    mtia::SeOp::create(b, loc, imms, opcode, cb, elemType, shape,
-                         b.getArrayAttr(srcs));
+    emitElementwise(loc, imms, opcode, cb, elemType, shape, srcs);
     popSince(mark);
     return fresh(cb);
   }

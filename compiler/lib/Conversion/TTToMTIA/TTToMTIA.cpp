@@ -130,6 +130,13 @@ void KernelLowering::emitCopy(const Lowered &from, int64_t dstCb, Type elemType,
                        b.getArrayAttr({srcAttr}));
 }
 
+void KernelLowering::emitElementwise(Location loc, ArrayRef<Value> imms, StringRef opcode,
+                                     int64_t cb, Type elemType, ArrayRef<int64_t> shape,
+                                     ArrayRef<Attribute> srcs) {
+  StringRef unit = mtia::isVectorOnlyOpcode(opcode) ? "vec" : "se";
+  mtia::SeOp::create(b, loc, imms, opcode, cb, elemType, shape, b.getArrayAttr(srcs), unit);
+}
+
 /// Copies `from` into a fresh dense tile that lives until the command being
 /// lowered has been issued (`temps` collects it for its pop). Making a view
 /// dense (a broadcast or transposed tile a store needs) is MLU work.
@@ -423,10 +430,7 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, StringRef opcode) 
     srcs.push_back(sourceOf(l, imms));
   SmallVector<int64_t> shape(type.getShape());
   int64_t cb = newResultTile(op->getResult(0), type.getElementType(), shape, loc);
-  // Math the SE has no lookup table for runs on the RISC-V vector core.
-  StringRef unit = mtia::isVectorOnlyOpcode(opcode) ? "vec" : "se";
-  mtia::SeOp::create(b, loc, imms, opcode, cb, type.getElementType(), shape,
-                     b.getArrayAttr(srcs), unit);
+  emitElementwise(loc, imms, opcode, cb, type.getElementType(), shape, srcs);
   return success();
 }
 

@@ -98,3 +98,27 @@ tt.func public @hist_gather(%x: !tt.ptr<i32>, %h: !tt.ptr<i32>) {
   tt.store %xpp, %g : tensor<64x!tt.ptr<i32>>
   tt.return
 }
+
+// A combine op the SE has no lookup table for (logcumsumexp's log1p) runs
+// on the vector core, like the same op outside a combine region.
+// CHECK-LABEL: func.func @logaddexp_scan(
+// CHECK: mtia.se "Log1p" {{.*}}unit = "vec"
+tt.func public @logaddexp_scan(%x: !tt.ptr<f32>) {
+  %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %xp = tt.splat %x : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %xpp = tt.addptr %xp, %r : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  %v = tt.load %xpp : tensor<16x!tt.ptr<f32>>
+  %s = "tt.scan"(%v) <{axis = 0 : i32, reverse = false}> ({
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maximumf %a, %b : f32
+    %d = arith.subf %a, %b : f32
+    %ad = math.absf %d : f32
+    %n = arith.negf %ad : f32
+    %e = math.exp %n : f32
+    %l = tt.extern_elementwise %e {libname = "", libpath = "", pure = true, symbol = "__mtia_log1p"} : (f32) -> f32
+    %o = arith.addf %m, %l : f32
+    tt.scan.return %o : f32
+  }) : (tensor<16xf32>) -> tensor<16xf32>
+  tt.store %xpp, %s : tensor<16x!tt.ptr<f32>>
+  tt.return
+}
