@@ -398,3 +398,21 @@ def test_scalar_bf16_rounding():
     scalar_bf16_kernel[(1, )](out, v, w)
     expected = torch.tensor(v).to(torch.bfloat16) * torch.tensor(w).to(torch.bfloat16)
     assert torch.equal(out, expected.expand(4))
+
+
+@triton.jit
+def masked_scalar_load_kernel(x_ptr, out_ptr, n):
+    i = tl.program_id(0)
+    v = tl.load(x_ptr + i, mask=i < n, other=-1.0)
+    w = tl.load(x_ptr + i, mask=i < n)  # no `other`: zero
+    tl.store(out_ptr + i, v + w)
+
+
+def test_masked_scalar_load_reads_padding_and_no_memory():
+    """A masked-out scalar load (Inductor's bucketize has them) gives `other`
+    or zero and does not touch memory: x has 5 elements, programs 5..7 would
+    read past it."""
+    x = torch.arange(1.0, 6.0)
+    out = torch.empty(8)
+    masked_scalar_load_kernel[(8, )](x, out, 5)
+    assert out.tolist() == [2.0, 4.0, 6.0, 8.0, 10.0, -1.0, -1.0, -1.0]

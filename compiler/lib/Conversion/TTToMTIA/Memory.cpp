@@ -40,12 +40,19 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
     pad = poisonPad(elemType, loc);
 
   if (!isTensor) {
-    // A scalar load: a one-element DMA and a read into a core register.
-    if (op.getMask())
-      return unsupported(op, "masked scalar loads");
+    // A scalar load: a one-element DMA and a read into a core register. A
+    // mask is the DMA's extent (1 or 0): a masked-out load touches no memory
+    // and reads the padding, as Triton's does.
     int64_t cb = nextCb++;
-    mtia::DmaInOp::create(b, loc, scalar(op.getPtr()), ValueRange{}, ValueRange{},
-                          ValueRange{}, pad, cb, elemType, ArrayRef<int64_t>{});
+    if (Value mask = op.getMask()) {
+      Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+      Value valid = arith::ExtUIOp::create(b, loc, b.getI64Type(), scalar(mask));
+      mtia::DmaInOp::create(b, loc, scalar(op.getPtr()), ValueRange{one}, ValueRange{valid},
+                            ValueRange{}, pad, cb, elemType, ArrayRef<int64_t>{1});
+    } else {
+      mtia::DmaInOp::create(b, loc, scalar(op.getPtr()), ValueRange{}, ValueRange{},
+                            ValueRange{}, pad, cb, elemType, ArrayRef<int64_t>{});
+    }
     Value v = mtia::ReadOp::create(b, loc, lowerScalarType(resultType), cb, 0);
     mtia::CbPopOp::create(b, loc, cb, mtia::elementBytes(elemType));
     scalars.map(op.getResult(), v);

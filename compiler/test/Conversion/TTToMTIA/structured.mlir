@@ -117,3 +117,21 @@ tt.func public @vector_core(%p: !tt.ptr<f32>, %f: f32) {
   tt.store %pp, %y : tensor<64x!tt.ptr<f32>>
   tt.return
 }
+
+// A masked scalar load: the mask is the one-element DMA's extent, and
+// `other` its padding.
+// CHECK-LABEL: func.func @masked_scalar(
+// CHECK: %[[M:.*]] = arith.cmpi slt
+// CHECK: %[[V:.*]] = arith.extui %[[M]] : i1 to i64
+// CHECK: mtia.dma_in %{{.*}} strides(%{{.*}}) valid(%[[V]]) pad %{{.*}} : f32 {cb = [[C:[0-9]+]] : i64, elemType = f32, shape = array<i64: 1>}
+// CHECK-NEXT: mtia.read {cb = [[C]] : i64, index = 0 : i64} : f32
+tt.func public @masked_scalar(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>, %n: i32) {
+  %pid = tt.get_program_id x : i32
+  %m = arith.cmpi slt, %pid, %n : i32
+  %p = tt.addptr %x_ptr, %pid : !tt.ptr<f32>, i32
+  %c = arith.constant -1.0 : f32
+  %v = tt.load %p, %m, %c : !tt.ptr<f32>
+  %o = tt.addptr %out_ptr, %pid : !tt.ptr<f32>, i32
+  tt.store %o, %v : !tt.ptr<f32>
+  tt.return
+}
