@@ -18,7 +18,8 @@ NaN equal to NaN). Each op gets one status:
   compiler does not support and the kernel source line, the mismatch, or
   the error Inductor raised);
 * ``skip``: not a measurement: eager PyTorch rejects the sample, or the op
-  is random (two eager runs differ), or has no sample.
+  is random (two eager runs differ) or returns uninitialized memory, or has
+  no sample.
 
 Coverage is reported as ``chip + host`` (ops that work under torch.compile
 on this backend) and ``chip`` alone, both over ``chip + host + fail``.
@@ -44,6 +45,10 @@ import torch
 from . import failures
 
 STATUSES = ("chip", "host", "fail", "skip")
+
+#: Ops whose results are uninitialized memory: nothing to compare (two eager
+#: runs may or may not agree by chance).
+UNINITIALIZED = {"empty", "empty_like", "empty_strided", "empty_permuted", "new_empty", "new_empty_strided"}
 
 
 @dataclass
@@ -120,6 +125,8 @@ def run_op(info, samples: int, dtype: torch.dtype, timeout: int) -> Result:
 
     name = full_name(info)
     start, launches = time.perf_counter(), runtime.launch_count
+    if info.name in UNINITIALIZED:
+        return Result(name, "skip", reason="uninitialized memory: nothing to compare")
     result = Result(name, "skip", reason="no sample input")
     try:
         with _time_limit(timeout):
@@ -243,6 +250,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     import triton_mtia
     triton_mtia.settings.keep_failed_temps = False  # a report: no temporaries left behind
+    # Left on to the end: kernels Inductor still holds are unloaded at exit,
+    # through the driver.
+    triton_mtia.inductor.enable()
     results = run(names, samples=args.samples, dtype=dtype, limit=args.limit, timeout=args.timeout,
                   max_autotune=args.max_autotune)
     print(summary(results))
