@@ -292,6 +292,55 @@ def saturatef(arg0):
 
 
 @triton.jit
+def _pow2_f32(k):
+    # 2^k for integer k in [-126, 127], exactly: the exponent field.
+    return ((k + 127) << 23).to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def _pow2_f64(k):
+    # 2^k for integer k in [-1022, 1023], exactly.
+    return ((k.to(tl.int64) + 1023) << 52).to(tl.float64, bitcast=True)
+
+
+@triton.jit
+def ilogb(arg0):
+    # int32: the unbiased exponent, from the bits (subnormals scaled up
+    # first); INT_MIN for 0 and NaN, INT_MAX for infinities, as CUDA's.
+    if arg0.dtype == tl.float64:
+        a = tl.abs(arg0)
+        sub = a < 2.2250738585072014e-308
+        scaled = tl.where(sub, a * 4503599627370496.0, a)  # 2^52
+        e = ((scaled.to(tl.int64, bitcast=True) >> 52) & 0x7FF).to(tl.int32) - 1023
+        e = tl.where(sub, e - 52, e)
+    else:
+        a = tl.abs(arg0.to(tl.float32))
+        sub = a < 1.1754943508222875e-38
+        scaled = tl.where(sub, a * 8388608.0, a)  # 2^23
+        e = ((scaled.to(tl.int32, bitcast=True) >> 23) & 0xFF) - 127
+        e = tl.where(sub, e - 23, e)
+    e = tl.where(a == float("inf"), 2147483647, e)
+    return tl.where((a == 0) | (a != a), -2147483648, e)
+
+
+@triton.jit
+def ldexp(arg0, arg1):
+    # arg0 * 2^arg1, by three exact powers of two, so that neither overflows
+    # nor underflows on the way where the result does not; arg1 is clamped
+    # to where the result saturates anyway.
+    if arg0.dtype == tl.float64:
+        n = tl.minimum(tl.maximum(arg1.to(tl.int32), -2200), 2200)
+        n1 = n // 3
+        n2 = (n - n1) // 2
+        return arg0 * _pow2_f64(n1) * _pow2_f64(n2) * _pow2_f64(n - n1 - n2)
+    else:
+        n = tl.minimum(tl.maximum(arg1.to(tl.int32), -300), 300)
+        n1 = n // 3
+        n2 = (n - n1) // 2
+        return arg0 * _pow2_f32(n1) * _pow2_f32(n2) * _pow2_f32(n - n1 - n2)
+
+
+@triton.jit
 def float_as_int(arg0):
     return arg0.to(tl.int32, bitcast=True)
 
@@ -340,7 +389,7 @@ def double2float_rn(arg0):
 COMPOSED = ("abs", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "isnan", "isinf", "finitef",
             "isfinited", "signbit", "copysign", "fma", "fma_rn", "add_rn", "sub_rn", "mul_rn", "div_rn",
             "fast_dividef", "rcp_rn", "fmod", "fdim", "hypot", "log10", "sin", "cos", "fast_sinf", "fast_cosf",
-            "tan", "fast_tanf", "cosh", "saturatef", "float_as_int", "int_as_float", "float_as_uint",
+            "tan", "fast_tanf", "cosh", "saturatef", "ilogb", "ldexp", "float_as_int", "int_as_float", "float_as_uint",
             "uint_as_float", "double_as_longlong", "longlong_as_double", "float2int_rz", "int2float_rn",
             "double2float_rn")
 SE_FUNCTIONS = tuple(_SE) + tuple(_SE_ALIASES)

@@ -181,3 +181,32 @@ def test_libdevice_module_map(gen):
     torch.testing.assert_close(out, torch.nn.functional.gelu(x, approximate="tanh") + x.abs().pow(2.5), rtol=1e-5,
                                atol=1e-5)
     assert math.isfinite(out.sum().item())
+
+
+@triton.jit
+def frexp_kernel(x_ptr, m_ptr, e_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    e = libdevice.ilogb(x) + 1
+    tl.store(m_ptr + offs, libdevice.ldexp(x, -e), mask=mask)
+    tl.store(e_ptr + offs, e, mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_libdevice_ilogb_ldexp_make_frexp(dtype, gen):
+    """ilogb and ldexp (what Inductor's frexp uses) are exact, subnormals
+    and large exponents included."""
+    x = torch.randn(N, generator=gen, dtype=dtype) * torch.exp2(torch.randint(-60, 60, (N, ), generator=gen)).to(dtype)
+    tiny = torch.finfo(dtype).tiny
+    x[:8] = torch.tensor([tiny / 8, -tiny / 3, tiny, torch.finfo(dtype).max, 1.0, -0.75, 3.0, 2.0 ** -20], dtype=dtype)
+    m, e = torch.empty_like(x), torch.empty(N, dtype=torch.int32)
+    frexp_kernel[grid1d()](x, m, e, N, BLOCK=BLOCK)
+    m_ref, e_ref = torch.frexp(x)
+    assert torch.equal(e, e_ref.int())
+    assert torch.equal(m, m_ref)
+    # Special values, as CUDA's ilogb.
+    special = torch.tensor([0.0, float("inf"), float("nan"), -float("inf")] * 16, dtype=dtype)
+    m2, e2 = torch.empty_like(special), torch.empty(64, dtype=torch.int32)
+    frexp_kernel[(1, )](special, m2, e2, 64, BLOCK=64)
+    assert e2[:4].tolist() == [-2147483648 + 1, 2147483647 + 1 - 2 ** 32, -2147483648 + 1, 2147483647 + 1 - 2 ** 32]

@@ -285,7 +285,9 @@ LogicalResult CppEmitter::emitOp(Operation &op) {
         lit = std::string(d < 0 ? "-" : "") + "std::numeric_limits<" + t + ">::infinity()";
       else if (std::isnan(d))
         lit = "std::numeric_limits<" + t + ">::quiet_NaN()";
-      else
+      else if (f.getType().isF64()) // 17 significant digits round-trip a double
+        lit = t + "(" + llvm::formatv("{0:e16}", d).str() + ")";
+      else // 10 are more than a float's 9
         lit = t + "(" + llvm::formatv("{0:e9}", d).str() + ")";
     } else {
       return op.emitError("the C++ emitter cannot print this constant");
