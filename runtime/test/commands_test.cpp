@@ -580,6 +580,43 @@ TEST(DualIssue, CoreOneHasItsOwnTraceTrack) {
   EXPECT_EQ(spans, 128u);
 }
 
+TEST(VectorCore, SpecialFunctions) {
+  // x, then the expected erfinv, erfcx, i0, i1, j0, j1, y0, y1 (double
+  // references from their definitions: erf(erfinv(y)) = y, the series of
+  // erfc's continued fraction, and tabulated Bessel values).
+  static std::vector<double> in = {0.5, -0.5, 0.999999, -5.0};
+  static std::vector<double> out(8 * 4);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(4);
+    load(c, 0, DType::F64, a[0].u, 4);
+    const SeOp ops[] = {SeOp::Erfinv,   SeOp::Erfcx,    SeOp::BesselI0, SeOp::BesselI1,
+                        SeOp::BesselJ0, SeOp::BesselJ1, SeOp::BesselY0, SeOp::BesselY1};
+    for (int k = 0; k < 8; ++k) {
+      vec(c, ops[k], 1, DType::F64, s, tile(0, DType::F64, s));
+      store(c, 1, DType::F64, a[1].u + 32 * k, 4);
+    }
+    cbPop(c, 0, 32);
+  };
+  rt::Simulator sim(rowOfPes(1));
+  KernelInfo info = kernelInfo("k", 2, {64, 64});
+  sim.launch(kernel, info, {1, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+             {regionOf(in), regionOf(out)});
+  auto at = [&](int k, int i) { return out[size_t(4 * k + i)]; };
+  EXPECT_NEAR(std::erf(at(0, 0)), 0.5, 1e-15);
+  EXPECT_EQ(at(0, 1), -at(0, 0));
+  EXPECT_NEAR(std::erf(at(0, 2)), 0.999999, 1e-15);
+  EXPECT_TRUE(std::isnan(at(0, 3))); // outside [-1, 1]
+  EXPECT_NEAR(at(1, 0), std::exp(0.25) * std::erfc(0.5), 1e-15);
+  EXPECT_NEAR(at(5, 3), 0.32757913759146523, 1e-14); // J1(-5) = -J1(5), and J1(5) < 0
+  EXPECT_NEAR(at(2, 0), 1.0634833707413236, 1e-14);   // I0(0.5)
+  EXPECT_EQ(at(2, 1), at(2, 0));                       // even
+  EXPECT_NEAR(at(3, 1), -0.25789430539089631, 1e-14);  // I1(-0.5): odd
+  EXPECT_NEAR(at(4, 0), 0.93846980724081290, 1e-14);   // J0(0.5)
+  EXPECT_NEAR(at(5, 1), -0.24226845767487388, 1e-14);  // J1(-0.5)
+  EXPECT_NEAR(at(6, 0), -0.44451873350670656, 1e-14);  // Y0(0.5)
+  EXPECT_TRUE(std::isnan(at(7, 1)));                   // Y1 below 0
+}
+
 TEST(VectorCore, ComputesLikeTheSeAtItsOwnRate) {
   static std::vector<float> in(1024), out(1024);
   for (int i = 0; i < 1024; ++i)

@@ -16,10 +16,11 @@ compiled for MTIA, Triton's frontend replaces `triton.language.extra.libdevice`
   `isnan`, `copysign`, `hypot`, `log10`, `tan`, ...).
 * **Vector-core functions** (`_VECTOR_CORE`): math the SE has no lookup
   table for and no accurate composition covers (`log1p` near 0, `expm1`,
-  `sinh`, `atan`, ...). They emit `__mtia_<name>` too; the compiler places
-  them on the PE's RISC-V vector core instead.
+  `sinh`, `atan`, `erfinv`, Bessel functions, ...). They emit
+  `__mtia_<name>` too; the compiler places them on the PE's RISC-V vector
+  core instead (on scalars too, as a one-element tile).
 * **Pending functions** (`_PENDING`): emitted as `__mtia_<name>` but not
-  lowered yet (`erfinv`, Bessel functions, ...): the compiler reports
+  lowered yet (`erfcinv`, `normcdf`, ...): the compiler reports
   "library function '__mtia_<name>'" at the kernel's source line.
 
 Any other name of upstream libdevice (integer bit tricks, directed rounding
@@ -54,14 +55,14 @@ _SE_ALIASES = {
 _VECTOR_CORE = {
     "log1p": 1, "expm1": 1, "exp10": 1, "sinh": 1, "asinh": 1, "acosh": 1, "atanh": 1, "atan": 1, "asin": 1,
     "acos": 1, "atan2": 2, "erfc": 1, "lgamma": 1, "tgamma": 1, "cbrt": 1, "remainder": 2, "nextafter": 2,
-    "logb": 1
+    "logb": 1, "erfinv": 1, "erfcx": 1, "j0": 1, "j1": 1, "y0": 1, "y1": 1, "cyl_bessel_i0": 1,
+    "cyl_bessel_i1": 1
 }
 
 #: Float functions the compiler does not lower yet: emitted as
 #: `__mtia_<name>`, {name: arity}; the compiler reports them at the call.
 _PENDING = {
-    "erfinv": 1, "erfcx": 1, "erfcinv": 1, "normcdf": 1, "normcdfinv": 1, "rcbrt": 1, "sinpi": 1, "cospi": 1,
-    "j0": 1, "j1": 1, "y0": 1, "y1": 1, "cyl_bessel_i0": 1, "cyl_bessel_i1": 1, "fast_exp10f": 1,
+    "erfcinv": 1, "normcdf": 1, "normcdfinv": 1, "rcbrt": 1, "sinpi": 1, "cospi": 1, "fast_exp10f": 1,
     "fast_log10f": 1
 }
 

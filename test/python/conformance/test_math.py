@@ -122,6 +122,13 @@ LIBDEVICE = [
     _ld("atanh", torch.atanh, "unit"),
     _ld("erfc", torch.erfc, "any"),
     _ld("erfinv", torch.erfinv, "unit"),
+    _ld("erfcx", torch.special.erfcx, "any"),
+    _ld("cyl_bessel_i0", torch.special.i0, "any"),
+    _ld("cyl_bessel_i1", torch.special.i1, "any"),
+    _ld("j0", torch.special.bessel_j0, "any"),
+    _ld("j1", torch.special.bessel_j1, "any"),
+    _ld("y0", torch.special.bessel_y0, "positive"),
+    _ld("y1", torch.special.bessel_y1, "positive"),
     _ld("exp10", lambda x: torch.pow(10.0, x), "unit"),
     _ld("lgamma", torch.lgamma, "positive"),
     _ld("cbrt", lambda x: torch.sign(x) * x.abs().pow(1 / 3), "any"),
@@ -210,3 +217,23 @@ def test_libdevice_ilogb_ldexp_make_frexp(dtype, gen):
     m2, e2 = torch.empty_like(special), torch.empty(64, dtype=torch.int32)
     frexp_kernel[(1, )](special, m2, e2, 64, BLOCK=64)
     assert e2[:4].tolist() == [-2147483648 + 1, 2147483647 + 1 - 2 ** 32, -2147483648 + 1, 2147483647 + 1 - 2 ** 32]
+
+
+@triton.jit
+def scalar_special_kernel(out_ptr, a, b):
+    # On scalars, the vector-core functions run as one-element tiles.
+    tl.store(out_ptr + 0, libdevice.erfinv(a))
+    tl.store(out_ptr + 1, libdevice.j0(b))
+    tl.store(out_ptr + 2, libdevice.cyl_bessel_i1(-b))
+    tl.store(out_ptr + 3, libdevice.nextafter(a, b))
+    tl.store(out_ptr + 4, libdevice.erfcx(b * 12.0))  # 30: past exp(x^2)'s range
+
+
+def test_libdevice_vector_core_functions_on_scalars():
+    out = torch.empty(5)
+    a, b = 0.25, 2.5
+    scalar_special_kernel[(1, )](out, a, b)
+    t = lambda v: torch.tensor(v, dtype=torch.float32)  # noqa: E731
+    expected = torch.stack([torch.erfinv(t(a)), torch.special.bessel_j0(t(b)), torch.special.i1(t(-b)),
+                            torch.nextafter(t(a), t(b)), torch.special.erfcx(t(b * 12.0))])
+    torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-6)

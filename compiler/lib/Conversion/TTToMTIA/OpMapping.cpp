@@ -89,6 +89,14 @@ StringRef libdeviceOpcode(StringRef symbol) {
       .Case("atan2", "Atan2")
       .Case("remainder", "Remainder")
       .Case("nextafter", "Nextafter")
+      .Case("erfinv", "Erfinv")
+      .Case("erfcx", "Erfcx")
+      .Case("cyl_bessel_i0", "BesselI0")
+      .Case("cyl_bessel_i1", "BesselI1")
+      .Case("j0", "BesselJ0")
+      .Case("j1", "BesselJ1")
+      .Case("y0", "BesselY0")
+      .Case("y1", "BesselY1")
       .Default("");
 }
 

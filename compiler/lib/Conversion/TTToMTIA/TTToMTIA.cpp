@@ -470,6 +470,18 @@ Value KernelLowering::scalarLibdevice(tt::ExternElementwiseOp op,
       .Case("Pow", [&] { return Value(math::PowFOp::create(b, loc, x, args[1])); })
       .Case("Atan2", [&] { return Value(math::Atan2Op::create(b, loc, x, args[1])); })
       .Default([] { return Value(); })();
+  if (!result && !opcode.empty() && mtia::isVectorOnlyOpcode(opcode)) {
+    // No core math for it: the vector core computes a one-element tile of
+    // immediates, read back into a register. One implementation, the
+    // simulator's, serves tiles and scalars.
+    Type type = op.getType();
+    SmallVector<Value> imms(args);
+    SmallVector<Attribute> srcs(args.size(), mtia::ImmAttr::get(b.getContext()));
+    int64_t cb = nextCb++;
+    emitElementwise(loc, imms, opcode, cb, type, {}, srcs);
+    result = mtia::ReadOp::create(b, loc, type, cb, 0);
+    mtia::CbPopOp::create(b, loc, cb, mtia::elementBytes(type));
+  }
   if (!result)
     (void)unsupported(op, "library function '" + op.getSymbol() +
                               "' on scalars (MTIA provides "
