@@ -617,6 +617,40 @@ TEST(VectorCore, SpecialFunctions) {
   EXPECT_TRUE(std::isnan(at(7, 1)));                   // Y1 below 0
 }
 
+TEST(VectorCore, SpecialFunctionsAtTheEdges) {
+  // Where libstdc++'s special functions throw or give NaN (I0, I1 past 1e8
+  // and at inf; J and Y at inf), and erfcx near the end of its direct form.
+  const double inf = std::numeric_limits<double>::infinity();
+  static std::vector<double> in = {1e9, -inf, inf, 23.8};
+  static std::vector<double> out(6 * 4);
+  auto kernel = [](Ctx *c, const Arg *a) {
+    const Shape s = shape1(4);
+    load(c, 0, DType::F64, a[0].u, 4);
+    const SeOp ops[] = {SeOp::BesselI0, SeOp::BesselI1, SeOp::BesselJ0,
+                        SeOp::BesselJ1, SeOp::BesselY0, SeOp::Erfcx};
+    for (int k = 0; k < 6; ++k) {
+      vec(c, ops[k], 1, DType::F64, s, tile(0, DType::F64, s));
+      store(c, 1, DType::F64, a[1].u + 32 * k, 4);
+    }
+    cbPop(c, 0, 32);
+  };
+  rt::Simulator sim(rowOfPes(1));
+  KernelInfo info = kernelInfo("k", 2, {64, 64});
+  sim.launch(kernel, info, {1, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+             {regionOf(in), regionOf(out)});
+  auto at = [&](int k, int i) { return out[size_t(4 * k + i)]; };
+  EXPECT_EQ(at(0, 0), inf);
+  EXPECT_EQ(at(0, 1), inf);  // I0 even
+  EXPECT_EQ(at(1, 1), -inf); // I1 odd
+  EXPECT_EQ(at(2, 2), 0.0);  // J0(inf)
+  EXPECT_EQ(at(3, 1), 0.0);  // J1(-inf)
+  EXPECT_EQ(at(4, 2), 0.0);  // Y0(inf)
+  EXPECT_TRUE(std::isnan(at(4, 1)));
+  // erfcx(23.8) = 0.02368457491671022939 (mpmath); exp(23.8 * 23.8)
+  // with the square rounded is off by 2e-14.
+  EXPECT_NEAR(at(5, 3) / 0.02368457491671022939, 1, 3e-16);
+}
+
 TEST(VectorCore, ComputesLikeTheSeAtItsOwnRate) {
   static std::vector<float> in(1024), out(1024);
   for (int i = 0; i < 1024; ++i)
