@@ -320,7 +320,8 @@ std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
   const bool isVec = c.kind == CmdKind::Vec;
   const uint64_t laneBytes = isVec ? uint64_t(cfg.vec_bytes_per_cycle) : uint64_t(cfg.se_lanes) * 4;
   const uint64_t lanes = std::max<uint64_t>(1, laneBytes / uint64_t(widest));
-  const Cycle occupancy = std::max<Cycle>(1, ceilDiv(uint64_t(count), lanes));
+  const Cycle passes = isVec ? Cycle(vecOpPasses(SeOp(c.op))) : 1;
+  const Cycle occupancy = passes * std::max<Cycle>(1, ceilDiv(uint64_t(count), lanes));
   const Cycle fill = Cycle(isVec ? cfg.vec_fill_cycles : cfg.se_fill_cycles);
   return {now + occupancy, now + fill + occupancy};
 }

@@ -544,6 +544,31 @@ bool seOpIsVectorOnly(SeOp op) {
 
 int seOpArity(SeOp op) { return size_t(op) < kNumSeOps ? kArity[size_t(op)] : 0; }
 
+int vecOpPasses(SeOp op) {
+  // The model charges an elementary function (Log1p, Erfc, Atan, ...) one
+  // pass, as if the vector core had it as one instruction. The special
+  // functions are charged what an fp32 vector routine for them would cost
+  // in such functions (not what the double reference above computes):
+  switch (op) {
+  // a rational approximation around one log (erfinv), one exp times an
+  // erfc-like rational (erfcx), one exp times a Chebyshev series (I0, I1).
+  case SeOp::Erfinv:
+  case SeOp::Erfcx:
+  case SeOp::BesselI0:
+  case SeOp::BesselI1:
+    return 2;
+  // rational forms in 1/x^2 scaled by a sqrt, with a sin and a cos of the
+  // phase (and a log for Y near 0): three.
+  case SeOp::BesselJ0:
+  case SeOp::BesselJ1:
+  case SeOp::BesselY0:
+  case SeOp::BesselY1:
+    return 3;
+  default:
+    return 1;
+  }
+}
+
 DType seComputeType(SeOp op, DType out, const Operand *ops, int n) {
   if (op == SeOp::Select)
     return out;

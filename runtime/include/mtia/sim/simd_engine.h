@@ -75,10 +75,14 @@ private:
 
 const char *seOpName(SeOp op);
 const char *reduceOpName(ReduceOp op);
-/// Operand count of `op` per se_ops.def (0 if `op` is not an opcode).
 /// Whether `op` runs only on the RISC-V vector core (se_ops.def).
 bool seOpIsVectorOnly(SeOp op);
+/// Operand count of `op` per se_ops.def (0 if `op` is not an opcode).
 int seOpArity(SeOp op);
+/// Passes the vector core makes over a tile for `op`, each charged like one
+/// elementwise opcode (VLEN bytes per cycle): 1 for most, more for the
+/// special functions that cost several elementary functions.
+int vecOpPasses(SeOp op);
 
 /// The type an elementwise command computes in (see the file comment).
 DType seComputeType(SeOp op, DType out, const Operand *ops, int n);
