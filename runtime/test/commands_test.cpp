@@ -646,6 +646,8 @@ TEST(VectorCore, SpecialFunctionsAtTheEdges) {
   EXPECT_EQ(at(3, 1), 0.0);  // J1(-inf)
   EXPECT_EQ(at(4, 2), 0.0);  // Y0(inf)
   EXPECT_TRUE(std::isnan(at(4, 1)));
+  EXPECT_EQ(at(5, 1), inf); // erfcx(-inf)
+  EXPECT_EQ(at(5, 2), 0.0); // erfcx(inf)
   // erfcx(23.8) = 0.02368457491671022939 (mpmath); exp(23.8 * 23.8)
   // with the square rounded is off by 2e-14.
   EXPECT_NEAR(at(5, 3) / 0.02368457491671022939, 1, 3e-16);

@@ -111,6 +111,10 @@ double erfinv(double y) {
 double erfcx(double x) {
   if (std::isnan(x))
     return x;
+  // Below -26.7, exp(x^2) > DBL_MAX and erfc(x) > 1 (and at -inf,
+  // fma(x, x, -h) would be NaN).
+  if (x < -26.7)
+    return std::numeric_limits<double>::infinity();
   if (x < 26) {
     const double h = x * x, l = std::fma(x, x, -h);
     return std::exp(h) * (1 + l) * std::erfc(x);
