@@ -219,6 +219,83 @@ def test_libdevice_ilogb_ldexp_make_frexp(dtype, gen):
     assert e2[:4].tolist() == [-2147483648 + 1, 2147483647 + 1 - 2 ** 32, -2147483648 + 1, 2147483647 + 1 - 2 ** 32]
 
 
+#: The special functions on the vector core, {libdevice name: torch's}.
+SPECIAL = {
+    "erfinv": torch.erfinv,
+    "erfcx": torch.special.erfcx,
+    "cyl_bessel_i0": torch.special.i0,
+    "cyl_bessel_i1": torch.special.i1,
+    "j0": torch.special.bessel_j0,
+    "j1": torch.special.bessel_j1,
+    "y0": torch.special.bessel_y0,
+    "y1": torch.special.bessel_y1,
+}
+
+
+@pytest.mark.parametrize("name", list(SPECIAL))
+def test_libdevice_special_functions_at_special_values(name):
+    """Parity at negative x (i0, j0 even; i1, j1 odd; y0, y1 NaN), signed
+    zeros, erfinv's +-1 and outside [-1, 1], overflow (i0, i1, erfcx at
+    -30) and erfcx past exp(x^2)'s range."""
+    v = [0.0, -0.0, 1.0, -1.0, 1.5, -1.5, 0.5, -0.5, 1e-30, -1e-30, 7.25, -7.25, 30.0, -30.0, 100.0, -100.0,
+         1e4, -1e4, float("nan")]
+    x = torch.tensor(v * 4, dtype=torch.float32)
+    out = torch.empty_like(x)
+    unary_kernel[(1, )](x, out, x.numel(), FN=getattr(mtia_libdevice, name), BLOCK=128)
+    # torch's fp32 Bessel functions lose digits at 1e4: the reference is
+    # torch's fp64, rounded.
+    expected = SPECIAL[name](x.double()).float()
+    torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-6, equal_nan=True)
+    number = ~expected.isnan()
+    if name in ("erfinv", "cyl_bessel_i1", "j1"):
+        # Odd: -0 at -0 (torch's i1 gives +0 there).
+        assert out[1].item() == 0 and out.signbit()[1]
+        number &= x != 0
+    assert torch.equal(out.signbit()[number], expected.signbit()[number])
+
+
+def test_libdevice_special_functions_at_infinity():
+    # The limits (torch gives NaN for the Bessel functions there; C's j0,
+    # y0 and the limits below agree).
+    x = torch.tensor([float("inf"), -float("inf")] * 8)
+    inf = float("inf")
+    expected = {"erfinv": [inf, inf], "erfcx": [0.0, inf], "cyl_bessel_i0": [inf, inf],
+                "cyl_bessel_i1": [inf, -inf], "j0": [0.0, 0.0], "j1": [0.0, 0.0], "y0": [0.0, float("nan")],
+                "y1": [0.0, float("nan")]}
+    for name, (at_inf, at_minus_inf) in expected.items():
+        if name == "erfinv":  # erfinv is +-inf at +-1, NaN at +-inf
+            xs, at_inf, at_minus_inf = torch.tensor([1.0, -1.0] * 8), inf, -inf
+        else:
+            xs = x
+        out = torch.empty_like(xs)
+        unary_kernel[(1, )](xs, out, 16, FN=getattr(mtia_libdevice, name), BLOCK=16)
+        torch.testing.assert_close(out[:2], torch.tensor([at_inf, at_minus_inf]), equal_nan=True, msg=name)
+
+
+@pytest.mark.parametrize("name", list(SPECIAL))
+def test_libdevice_special_functions_fp64(name, gen):
+    """fp64 (the vector core computes in double) to a few ulp, against
+    mpmath: torch's own fp64 Bessel J and Y are off by up to 1e-8 (x = 5)."""
+    mpmath = pytest.importorskip("mpmath")
+    ref = {
+        "erfinv": mpmath.erfinv, "erfcx": lambda v: mpmath.exp(v * v) * mpmath.erfc(v),
+        "cyl_bessel_i0": lambda v: mpmath.besseli(0, v), "cyl_bessel_i1": lambda v: mpmath.besseli(1, v),
+        "j0": lambda v: mpmath.besselj(0, v), "j1": lambda v: mpmath.besselj(1, v),
+        "y0": lambda v: mpmath.bessely(0, v), "y1": lambda v: mpmath.bessely(1, v)
+    }[name]
+    x = torch.randn(200, generator=gen, dtype=torch.float64) * 8
+    if name == "erfinv":
+        x = torch.rand(200, generator=gen, dtype=torch.float64) * 2 - 1
+    elif name in ("y0", "y1"):
+        x = x.abs() + 1e-3
+    out = torch.empty_like(x)
+    unary_kernel[(1, )](x, out, 200, FN=getattr(mtia_libdevice, name), BLOCK=256)
+    with mpmath.workdps(30):
+        expected = torch.tensor([float(ref(mpmath.mpf(v))) for v in x.tolist()], dtype=torch.float64)
+    # Relative to the function's scale (J and Y cross zero).
+    torch.testing.assert_close(out, expected, rtol=1e-14, atol=1e-15)
+
+
 @triton.jit
 def scalar_special_kernel(out_ptr, a, b):
     # On scalars, the vector-core functions run as one-element tiles.
@@ -227,13 +304,53 @@ def scalar_special_kernel(out_ptr, a, b):
     tl.store(out_ptr + 2, libdevice.cyl_bessel_i1(-b))
     tl.store(out_ptr + 3, libdevice.nextafter(a, b))
     tl.store(out_ptr + 4, libdevice.erfcx(b * 12.0))  # 30: past exp(x^2)'s range
+    tl.store(out_ptr + 5, libdevice.cyl_bessel_i0(-b))
+    tl.store(out_ptr + 6, libdevice.j1(-b))
+    tl.store(out_ptr + 7, libdevice.y0(b))
+    tl.store(out_ptr + 8, libdevice.y1(b))
+    tl.store(out_ptr + 9, libdevice.erfcx(-a))
+    tl.store(out_ptr + 10, libdevice.nextafter(b, -a))
 
 
 def test_libdevice_vector_core_functions_on_scalars():
-    out = torch.empty(5)
+    out = torch.empty(11)
     a, b = 0.25, 2.5
     scalar_special_kernel[(1, )](out, a, b)
     t = lambda v: torch.tensor(v, dtype=torch.float32)  # noqa: E731
-    expected = torch.stack([torch.erfinv(t(a)), torch.special.bessel_j0(t(b)), torch.special.i1(t(-b)),
-                            torch.nextafter(t(a), t(b)), torch.special.erfcx(t(b * 12.0))])
+    expected = torch.stack([
+        torch.erfinv(t(a)),
+        torch.special.bessel_j0(t(b)),
+        torch.special.i1(t(-b)),
+        torch.nextafter(t(a), t(b)),
+        torch.special.erfcx(t(b * 12.0)),
+        torch.special.i0(t(-b)),
+        torch.special.bessel_j1(t(-b)),
+        torch.special.bessel_y0(t(b)),
+        torch.special.bessel_y1(t(b)),
+        torch.special.erfcx(t(-a)),
+        torch.nextafter(t(b), t(-a)),
+    ])
     torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-6)
+    assert out[3].item() > a and out[10].item() < b  # one ulp, not equal
+
+
+@triton.jit
+def scalar_loop_kernel(out_ptr, x0, n):
+    # Scalar vector-core calls in a loop and under a branch: each iteration
+    # pushes and pops its one-element tile.
+    acc = 0.0
+    for i in range(n):
+        x = x0 + i * 0.5
+        acc += libdevice.y0(x) + libdevice.cyl_bessel_i1(-x)
+        if i % 2 == 0:
+            acc += libdevice.erfinv(1.0 / (x + 1.0))
+    tl.store(out_ptr, acc)
+
+
+def test_libdevice_scalar_special_functions_in_a_loop():
+    out = torch.empty(1)
+    x0, n = 0.75, 9
+    scalar_loop_kernel[(1, )](out, x0, n)
+    x = torch.tensor([x0 + i * 0.5 for i in range(n)], dtype=torch.float64)
+    ref = (torch.special.bessel_y0(x) - torch.special.i1(x)).sum() + torch.erfinv(1 / (x[::2] + 1)).sum()
+    torch.testing.assert_close(out, ref.float().reshape(1), rtol=1e-5, atol=1e-5)
