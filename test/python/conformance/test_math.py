@@ -275,7 +275,7 @@ def test_libdevice_special_functions_at_infinity():
 @pytest.mark.parametrize("name", list(SPECIAL))
 def test_libdevice_special_functions_fp64(name, gen):
     """fp64 (the vector core computes in double) to a few ulp, against
-    mpmath: torch's own fp64 Bessel J and Y are off by up to 1e-8 (x = 5)."""
+    mpmath: torch's own fp64 Bessel J and Y are off by up to 3e-7 near x = 5.5."""
     mpmath = pytest.importorskip("mpmath")
     ref = {
         "erfinv": mpmath.erfinv, "erfcx": lambda v: mpmath.exp(v * v) * mpmath.erfc(v),
