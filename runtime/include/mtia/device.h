@@ -511,6 +511,79 @@ inline float floatRoundedToOdd(double d) {
 
 inline uint16_t bf16FromDouble(double d) { return bf16FromFloat(floatRoundedToOdd(d)); }
 
+//===----------------------------------------------------------------------===//
+// fp8 (e4m3fn, e5m2) rounding: the one definition, shared by the simulator
+// (mtia/sim/elements.h) and kernels' scalar code, which holds an fp8 scalar
+// as the float it denotes (every fp8 value is a float) and rounds it with
+// roundToE4m3 / roundToE5m2 where the source converts to fp8.
+//===----------------------------------------------------------------------===//
+
+inline uint32_t fp8Bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+inline float fp8Float(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+/// float -> an 8-bit float with `E` exponent and `M` mantissa bits, round to
+/// nearest even. `Fn` selects the e4m3fn encoding (no infinities, NaN is the
+/// all-ones code) instead of IEEE-like.
+template <int E, int M, bool Fn> inline uint8_t fp8FromFloat(float f) {
+  constexpr int kBias = (1 << (E - 1)) - 1;
+  constexpr uint32_t kNan = Fn ? 0x7fu : 0x7eu;
+  constexpr uint32_t kMaxCode = Fn ? 0x7eu : 0x7bu; // largest finite code
+  uint32_t x = fp8Bits(f);
+  const uint8_t sign = static_cast<uint8_t>((x >> 24) & 0x80u);
+  x &= 0x7fffffffu;
+  if (x > 0x7f800000u)
+    return sign | kNan;
+  uint32_t code;
+  if (x >= uint32_t(128 - kBias) << 23) { // a normal of the 8-bit type
+    constexpr int kDrop = 23 - M;
+    uint32_t r = x - (uint32_t(127 - kBias) << 23);
+    r += (1u << (kDrop - 1)) - 1u + ((r >> kDrop) & 1u);
+    code = r >> kDrop;
+  } else {
+    // Subnormal: |f| * 2^(bias - 1 + M) < 2^M is exact in float, and adding
+    // 2^23 rounds it to an integer, to even.
+    float scaled = fp8Float(x) * std::ldexp(1.0f, kBias - 1 + M);
+    code = fp8Bits(scaled + 0x1p23f) - fp8Bits(0x1p23f);
+  }
+  if (code > kMaxCode)
+    return sign | (Fn ? kNan : 0x7cu); // e4m3fn has no infinity
+  return sign | static_cast<uint8_t>(code);
+}
+
+template <int E, int M, bool Fn> inline float floatFromFp8(uint8_t c) {
+  constexpr int kBias = (1 << (E - 1)) - 1;
+  const uint32_t sign = static_cast<uint32_t>(c & 0x80u) << 24;
+  const uint32_t e = (c >> M) & ((1u << E) - 1u), m = c & ((1u << M) - 1u);
+  if (Fn ? (c & 0x7fu) == 0x7fu : e == (1u << E) - 1u) {
+    if (Fn || m)
+      return fp8Float(sign | 0x7fc00000u);
+    return fp8Float(sign | 0x7f800000u);
+  }
+  if (e == 0) {
+    float v = static_cast<float>(m) * std::ldexp(1.0f, 1 - kBias - M);
+    return sign ? -v : v;
+  }
+  return fp8Float(sign | ((e + uint32_t(127 - kBias)) << 23) | (m << (23 - M)));
+}
+
+inline uint8_t e4m3FromFloat(float f) { return fp8FromFloat<4, 3, true>(f); }
+inline uint8_t e5m2FromFloat(float f) { return fp8FromFloat<5, 2, false>(f); }
+inline float floatFromE4m3(uint8_t c) { return floatFromFp8<4, 3, true>(c); }
+inline float floatFromE5m2(uint8_t c) { return floatFromFp8<5, 2, false>(c); }
+
+/// A double rounded to the nearest fp8 value (through float rounded to odd,
+/// so the second rounding is exact), as a float.
+inline float roundToE4m3(double d) { return floatFromE4m3(e4m3FromFloat(floatRoundedToOdd(d))); }
+inline float roundToE5m2(double d) { return floatFromE5m2(e5m2FromFloat(floatRoundedToOdd(d))); }
+
 } // namespace mtia
 
 #if defined(__clang__) && defined(__x86_64__)

@@ -45,6 +45,20 @@ std::string cppType(Type type) {
     return "float";
   if (type.isF64())
     return "double";
+  // An fp8 scalar is held as the float it denotes; conversions into fp8
+  // round with device.h's roundToE4m3 / roundToE5m2 (see fp8Rounding).
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(type))
+    return "float";
+  return "";
+}
+
+/// The device.h function that rounds a value to fp8 type `type`, or "" when
+/// `type` is no fp8 type.
+static std::string fp8Rounding(Type type) {
+  if (isa<Float8E4M3FNType>(type))
+    return "roundToE4m3";
+  if (isa<Float8E5M2Type>(type))
+    return "roundToE5m2";
   return "";
 }
 
@@ -281,10 +295,14 @@ LogicalResult CppEmitter::emitOp(Operation &op) {
     } else if (auto f = dyn_cast<FloatAttr>(value)) {
       double d = f.getValueAsDouble();
       std::string t = cppType(f.getType());
+      // Through double: std::numeric_limits has no _Float16 or __bf16
+      // specialization, and its primary template gives 0 for infinity() and
+      // quiet_NaN() (an f16 -inf became -0.0). A double inf or NaN converts to
+      // every float type exactly.
       if (std::isinf(d))
-        lit = std::string(d < 0 ? "-" : "") + "std::numeric_limits<" + t + ">::infinity()";
+        lit = t + "(" + std::string(d < 0 ? "-" : "") + "__builtin_inf())";
       else if (std::isnan(d))
-        lit = "std::numeric_limits<" + t + ">::quiet_NaN()";
+        lit = t + "(" + std::string(std::signbit(d) ? "-" : "") + "__builtin_nan(\"\"))";
       else if (f.getType().isF64()) // 17 significant digits round-trip a double
         lit = t + "(" + llvm::formatv("{0:e16}", d).str() + ")";
       else // 10 are more than a float's 9
@@ -363,6 +381,16 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
                 arith::SIToFPOp, arith::FPToSIOp, arith::ExtFOp,
                 arith::TruncFOp>([&](auto) { return cast(); })
           .Case<arith::BitcastOp>([&](auto) {
+            // fp8 scalars are floats here: their bits are the code.
+            Type from = op.getOperand(0).getType();
+            if (isa<Float8E4M3FNType>(from))
+              return "static_cast<" + type + ">(e4m3FromFloat(" + operand(0) + "))";
+            if (isa<Float8E5M2Type>(from))
+              return "static_cast<" + type + ">(e5m2FromFloat(" + operand(0) + "))";
+            if (isa<Float8E4M3FNType>(t))
+              return "floatFromE4m3(static_cast<uint8_t>(" + operand(0) + "))";
+            if (isa<Float8E5M2Type>(t))
+              return "floatFromE5m2(static_cast<uint8_t>(" + operand(0) + "))";
             return "__builtin_bit_cast(" + type + ", " + operand(0) + ")";
           })
           .Case<arith::FPToUIOp>([&](auto) {
@@ -452,9 +480,12 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
   // Narrow results (i1, f16 arithmetic promoted to int/float) are cast back;
   // conversions already are casts.
   bool isCast = StringRef(expr).starts_with("static_cast<" + type + ">");
+  std::string round = fp8Rounding(t);
   std::string n = declare(result);
   line() << "const " << type << " " << n << " = ";
-  if (isCast)
+  if (!round.empty() && !isa<arith::BitcastOp>(op))
+    os << round << "(" << expr << ");\n";
+  else if (isCast)
     os << expr << ";\n";
   else
     os << "static_cast<" << type << ">(" << expr << ");\n";

@@ -79,55 +79,11 @@ inline float floatFromBf16(uint16_t b) { return floatOf(static_cast<uint32_t>(b)
 
 using mtia::floatRoundedToOdd;
 
-/// float -> an 8-bit float with `E` exponent and `M` mantissa bits, round to
-/// nearest even. `Fn` selects the e4m3fn encoding (no infinities, NaN is the
-/// all-ones code) instead of IEEE-like.
-template <int E, int M, bool Fn> inline uint8_t fp8FromFloat(float f) {
-  constexpr int kBias = (1 << (E - 1)) - 1;
-  constexpr uint32_t kNan = Fn ? 0x7fu : 0x7eu;
-  constexpr uint32_t kMaxCode = Fn ? 0x7eu : 0x7bu; // largest finite code
-  uint32_t x = bitsOf(f);
-  const uint8_t sign = static_cast<uint8_t>((x >> 24) & 0x80u);
-  x &= 0x7fffffffu;
-  if (x > 0x7f800000u)
-    return sign | kNan;
-  uint32_t code;
-  if (x >= uint32_t(128 - kBias) << 23) { // a normal of the 8-bit type
-    constexpr int kDrop = 23 - M;
-    uint32_t r = x - (uint32_t(127 - kBias) << 23);
-    r += (1u << (kDrop - 1)) - 1u + ((r >> kDrop) & 1u);
-    code = r >> kDrop;
-  } else {
-    // Subnormal: |f| * 2^(bias - 1 + M) < 2^M is exact in float, and adding
-    // 2^23 rounds it to an integer, to even.
-    float scaled = floatOf(x) * std::ldexp(1.0f, kBias - 1 + M);
-    code = bitsOf(scaled + 0x1p23f) - bitsOf(0x1p23f);
-  }
-  if (code > kMaxCode)
-    return sign | (Fn ? kNan : 0x7cu); // e4m3fn has no infinity
-  return sign | static_cast<uint8_t>(code);
-}
-
-template <int E, int M, bool Fn> inline float floatFromFp8(uint8_t c) {
-  constexpr int kBias = (1 << (E - 1)) - 1;
-  const uint32_t sign = static_cast<uint32_t>(c & 0x80u) << 24;
-  const uint32_t e = (c >> M) & ((1u << E) - 1u), m = c & ((1u << M) - 1u);
-  if (Fn ? (c & 0x7fu) == 0x7fu : e == (1u << E) - 1u) {
-    if (Fn || m)
-      return floatOf(sign | 0x7fc00000u);
-    return floatOf(sign | 0x7f800000u);
-  }
-  if (e == 0) {
-    float v = static_cast<float>(m) * std::ldexp(1.0f, 1 - kBias - M);
-    return sign ? -v : v;
-  }
-  return floatOf(sign | ((e + uint32_t(127 - kBias)) << 23) | (m << (23 - M)));
-}
-
-inline uint8_t e4m3FromFloat(float f) { return fp8FromFloat<4, 3, true>(f); }
-inline uint8_t e5m2FromFloat(float f) { return fp8FromFloat<5, 2, false>(f); }
-inline float floatFromE4m3(uint8_t c) { return floatFromFp8<4, 3, true>(c); }
-inline float floatFromE5m2(uint8_t c) { return floatFromFp8<5, 2, false>(c); }
+// device.h: the fp8 codecs, shared with kernels' scalar code.
+using mtia::e4m3FromFloat;
+using mtia::e5m2FromFloat;
+using mtia::floatFromE4m3;
+using mtia::floatFromE5m2;
 
 inline uint16_t halfFromDouble(double d) { return halfFromFloat(floatRoundedToOdd(d)); }
 using mtia::bf16FromDouble;
