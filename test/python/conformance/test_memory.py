@@ -121,3 +121,66 @@ def test_int64_offsets(gen):
     out = torch.empty(64)
     int64_offset_kernel[(1, )](x, out, 7, 64, BLOCK=64)
     torch.testing.assert_close(out, x[7])
+
+
+# Choosing between pointers: how cat/stack kernels pick their source. Triton
+# folds a two-way `if` on program_id into an arith.select of scalar
+# pointers; a three-way one with side effects stays scf.if; tl.where picks
+# per lane between pointer tiles.
+@triton.jit
+def cat2_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    if pid == 0:
+        src = a_ptr
+    else:
+        src = b_ptr
+    tl.store(out_ptr + pid * n + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+
+def test_select_scalar_pointer(gen):
+    a, b = torch.randn(10, generator=gen), torch.randn(10, generator=gen)
+    out = torch.empty(20)
+    cat2_kernel[(2, )](a, b, out, 10, BLOCK=16)
+    assert torch.equal(out, torch.cat([a, b]))
+
+
+@triton.jit
+def stack3_kernel(a_ptr, b_ptr, c_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    if pid == 0:
+        src = a_ptr
+        scale = 1.0
+    elif pid == 1:
+        src = b_ptr + 1
+        scale = 2.0
+    else:
+        src = c_ptr
+        tl.store(out_ptr + 3 * n + offs, tl.full((BLOCK, ), 7.0, tl.float32), mask=offs < 1)
+        scale = 3.0
+    tl.store(out_ptr + pid * n + offs, scale * tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+
+def test_if_elif_selects_pointer(gen):
+    a, b, c = (torch.randn(k, generator=gen) for k in (10, 11, 10))
+    out = torch.zeros(31)
+    stack3_kernel[(3, )](a, b, c, out, 10, BLOCK=16)
+    assert torch.equal(out[:30], torch.cat([a, 2 * b[1:], 3 * c]))
+    assert out[30] == 7.0
+
+
+@triton.jit
+def where_pointer_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = tl.where(offs % 2 == 0, a_ptr + offs, b_ptr + offs)
+    tl.store(out_ptr + offs, tl.load(p, mask=offs < n, other=-1.0))
+
+
+def test_where_between_pointer_tiles(gen):
+    a, b = torch.randn(16, generator=gen), torch.randn(16, generator=gen)
+    out = torch.zeros(16)
+    where_pointer_kernel[(1, )](a, b, out, 13, BLOCK=16)
+    expect = torch.where(torch.arange(16) % 2 == 0, a, b)
+    expect[13:] = -1
+    assert torch.equal(out, expect)

@@ -258,8 +258,12 @@ LogicalResult KernelLowering::lowerScalarOp(Operation *op) {
       if (!scalar(operand))
         return op->emitError("internal: scalar operand was not lowered"), failure();
     Operation *clone = b.clone(*op, scalars);
-    for (auto [from, to] : llvm::zip(op->getResults(), clone->getResults()))
+    // A select between pointers (`src = a if pid == 0 else b`) selects
+    // their i64 addresses.
+    for (auto [from, to] : llvm::zip(op->getResults(), clone->getResults())) {
+      to.setType(lowerScalarType(from.getType()));
       scalars.map(from, to);
+    }
     return success();
   }
   if (auto ext = dyn_cast<tt::ExternElementwiseOp>(op)) {
