@@ -144,3 +144,44 @@ def test_strict_lower_bounds(gen):
     # The load is a DMA; the store's mask is an OR, which is no box: a scatter.
     report = k.metadata.dma_report
     assert len(report) == 1 and "store is not a DMA" in report[0], report
+
+
+# Offsets carried by a loop: `offs += BLOCK` with a mask on `offs` (batched
+# matmuls and K reductions). The offset tensor's base is a scalar iter_arg,
+# so the load is a DMA whose box shrinks in the last iteration.
+@triton.jit
+def carried_offsets_kernel(x_ptr, out_ptr, K, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, ), tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK)):
+        acc += tl.load(x_ptr + offs, mask=offs < K, other=0.0)
+        offs += BLOCK
+    tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+
+
+@triton.jit
+def carried_pointer_and_offsets_kernel(x_ptr, out_ptr, M, K, stride, BM: tl.constexpr,
+                                       BK: tl.constexpr):
+    rows = tl.arange(0, BM)[:, None]
+    cols = tl.arange(0, BK)[None, :]
+    ptrs = x_ptr + rows * stride + cols
+    acc = tl.zeros((BM, BK), tl.float32)
+    for k in range(0, K, BK):
+        acc += tl.load(ptrs, mask=(rows < M) & (cols < K), other=0.0)
+        ptrs += BK
+        cols += BK
+    tl.store(out_ptr + tl.arange(0, BM), tl.sum(acc, 1), mask=tl.arange(0, BM) < M)
+
+
+def test_loop_carried_offsets_are_dmas(gen):
+    x = torch.randn(100, generator=gen)
+    out = torch.empty(32)
+    k = carried_offsets_kernel[(1, )](x, out, 100, BLOCK=32)
+    torch.testing.assert_close(out, torch.nn.functional.pad(x, (0, 28)).view(4, 32).sum(0))
+    assert_all_dmas(k)
+
+    x = torch.randn(13, 70, generator=gen)
+    out = torch.empty(13)
+    k = carried_pointer_and_offsets_kernel[(1, )](x, out, 13, 70, x.stride(0), BM=16, BK=32)
+    torch.testing.assert_close(out, x.sum(1), rtol=1e-5, atol=1e-5)
+    assert_all_dmas(k)

@@ -21,8 +21,8 @@ LogicalResult KernelLowering::lowerYield(scf::YieldOp yield,
   for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
     auto loop = dyn_cast<scf::ForOp>(yield->getParentOp());
     if (yieldCb[i] < 0) {
-      if (loop && isCarriedPointer(loop, i)) {
-        auto next = carriedPointerNext(loop, i);
+      if (loop && isCarriedAddress(loop, i)) {
+        auto next = carriedAddressNext(loop, i);
         if (failed(next))
           return failure();
         scalarYields.push_back(*next);
@@ -36,7 +36,7 @@ LogicalResult KernelLowering::lowerYield(scf::YieldOp yield,
       continue;
     // A pointer tensor carried as an address tile is computed here.
     SmallVector<std::pair<int64_t, int64_t>> temps;
-    auto l = loop && isCarriedPointer(loop, i)
+    auto l = loop && isCarriedAddress(loop, i)
                  ? rematerialize(v, yield.getLoc(), temps)
                  : tensor(v);
     if (failed(l))
@@ -67,9 +67,9 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
     }
     // A pointer tensor that only advances: its base is carried as a scalar
     // (LoopCarried.cpp), or, when not structured, its addresses as a tile.
-    bool pointer = isCarriedPointer(op, i);
+    bool pointer = isCarriedAddress(op, i);
     if (pointer)
-      if (std::optional<Value> base = carriedPointerInit(op, i)) {
+      if (std::optional<Value> base = carriedAddressInit(op, i)) {
         scalarInits.push_back(*base);
         continue;
       }
@@ -108,7 +108,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
         int64_t bytes = numElements(type.getShape()) *
                         mtia::elementBytes(tileElementType(type));
         // Carried addresses are read last by the yield, which advances them.
-        if (isCarriedPointer(op, i))
+        if (isCarriedAddress(op, i))
           pendingPops[op.getBody()->getTerminator()].push_back({carriedCb[i], bytes});
         else
           schedulePop(arg, carriedCb[i], bytes);

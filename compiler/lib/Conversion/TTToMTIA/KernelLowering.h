@@ -163,11 +163,11 @@ private:
   LogicalResult lowerSplit(tt::SplitOp op);
   void emitMove(const Lowered &from, int64_t dstCb, Type elemType,
                 ArrayRef<int64_t> shape, Location loc);
-  // Pointer tensors carried by loops (LoopCarried.cpp).
-  bool isCarriedPointer(scf::ForOp loop, unsigned i);
-  bool isCarriedPointerValue(Value v);
-  std::optional<Value> carriedPointerInit(scf::ForOp loop, unsigned i);
-  FailureOr<Value> carriedPointerNext(scf::ForOp loop, unsigned i);
+  // Pointer and offset tensors carried by loops (LoopCarried.cpp).
+  bool isCarriedAddress(scf::ForOp loop, unsigned i);
+  bool isCarriedAddressValue(Value v);
+  std::optional<Value> carriedAddressInit(scf::ForOp loop, unsigned i);
+  FailureOr<Value> carriedAddressNext(scf::ForOp loop, unsigned i);
   void registerYieldTargets(scf::ForOp loop, ArrayRef<int64_t> carriedCb);
   int64_t newResultTile(Value root, Type elemType, ArrayRef<int64_t> shape,
                         Location loc);
@@ -195,6 +195,7 @@ private:
   bool isAddressOnly(Value v);
   std::optional<Affine> analyzeIndex(Value v, Location loc);
   std::optional<Affine> analyzePtr(Value v, Location loc);
+  std::optional<Affine> analyzeAddress(Value v, Location loc);
   std::optional<MaskBox> analyzeMask(Value mask, ArrayRef<int64_t> shape,
                                      Location loc);
   std::optional<MaskBox> analyzeCompare(arith::CmpIOp cmp,
@@ -244,11 +245,11 @@ private:
   IRMapping scalars;
   DenseMap<Value, Lowered> tensors;
   DenseMap<Value, bool> addressOnly;
-  /// Loop-carried pointer tensors: whether each iter_arg is one, and the
-  /// loop-invariant strides of those whose base is carried as a scalar
-  /// (keyed by the source iter_arg and loop result).
-  DenseMap<Value, bool> carriedPointer;
-  DenseMap<Value, SmallVector<Value>> carriedPtrs;
+  /// Loop-carried pointer and offset tensors: whether each iter_arg is one,
+  /// and the loop-invariant strides of those whose base is carried as a
+  /// scalar (keyed by the source iter_arg and loop result).
+  DenseMap<Value, bool> carriedAddress;
+  DenseMap<Value, SmallVector<Value>> carriedStrides;
   /// Values whose only use is a loop's yield into a carried CB, and those
   /// that were produced straight into it (their yield copies nothing).
   DenseMap<Value, int64_t> yieldTargets;

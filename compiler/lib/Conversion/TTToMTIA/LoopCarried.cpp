@@ -19,6 +19,11 @@
 // correctly, as an i64 address tile in a CB (the loop's usual way of carrying
 // tensors), rematerialized before the loop and at the yield.
 //
+// Integer offset tensors that feed only addresses and masks are carried the
+// same way (batched matmuls and reductions over K write
+// `offs += BLOCK; x = tl.load(p + offs, mask=offs < K)`): their base is a
+// scalar iter_arg, so the load stays a DMA and the mask a box.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelLowering.h"
@@ -62,18 +67,21 @@ static bool isUniformIndex(Value v) {
   return false;
 }
 
-/// Whether iter_arg `i` of `loop` is a tensor of pointers that only advances
-/// by uniform offsets (a chain of tt.addptr, and of inner loops that carry it
-/// the same way, from the iter_arg to the yield) and is used only as an
-/// address. Memoized per iter_arg; a query reached again while it is being
-/// answered (through the yield) assumes yes.
-bool KernelLowering::isCarriedPointer(scf::ForOp loop, unsigned i) {
+/// Whether iter_arg `i` of `loop` is a tensor of pointers or integer
+/// offsets that only advances by uniform offsets (a chain of tt.addptr or
+/// arith.addi/subi, and of inner loops that carry it the same way, from the
+/// iter_arg to the yield) and is used only as an address or in a mask.
+/// Memoized per iter_arg; a query reached again while it is being answered
+/// (through the yield) assumes yes.
+bool KernelLowering::isCarriedAddress(scf::ForOp loop, unsigned i) {
   Value arg = loop.getRegionIterArgs()[i];
-  auto it = carriedPointer.find(arg);
-  if (it != carriedPointer.end())
+  auto it = carriedAddress.find(arg);
+  if (it != carriedAddress.end())
     return it->second;
   auto type = dyn_cast<RankedTensorType>(arg.getType());
-  bool result = type && isa<tt::PointerType>(type.getElementType());
+  bool pointer = type && isa<tt::PointerType>(type.getElementType());
+  bool result = pointer || (type && type.getElementType().isInteger() &&
+                            type.getElementType().getIntOrFloatBitWidth() > 1);
   if (result) {
     // The yielded value is arg + uniform + uniform + ...
     Value v = loop.getBody()->getTerminator()->getOperand(i);
@@ -83,10 +91,21 @@ bool KernelLowering::isCarriedPointer(scf::ForOp loop, unsigned i) {
         v = addptr.getPtr();
         continue;
       }
+      if (Operation *def = v.getDefiningOp();
+          isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def)) {
+        if (isUniformIndex(def->getOperand(1))) {
+          v = def->getOperand(0);
+          continue;
+        }
+        if (isa<arith::AddIOp>(def) && isUniformIndex(def->getOperand(0))) {
+          v = def->getOperand(1);
+          continue;
+        }
+      }
       // An inner loop that advances it: `for ...: for ...: ptrs += BLOCK`.
       if (auto inner = v.getDefiningOp<scf::ForOp>()) {
         unsigned j = cast<OpResult>(v).getResultNumber();
-        if (isCarriedPointer(inner, j)) {
+        if (isCarriedAddress(inner, j)) {
           v = inner.getInitArgs()[j];
           continue;
         }
@@ -95,7 +114,7 @@ bool KernelLowering::isCarriedPointer(scf::ForOp loop, unsigned i) {
       break;
     }
   }
-  carriedPointer[arg] = result;
+  carriedAddress[arg] = result;
   if (!result)
     return false;
   // Every use of the iter_arg and of the loop's result is an address.
@@ -104,7 +123,7 @@ bool KernelLowering::isCarriedPointer(scf::ForOp loop, unsigned i) {
     if (isa<scf::YieldOp>(user)) {
       // Yielded by this loop, or by an enclosing one that carries it too.
       auto parent = dyn_cast<scf::ForOp>(user->getParentOp());
-      return parent && isCarriedPointer(parent, use.getOperandNumber());
+      return parent && isCarriedAddress(parent, use.getOperandNumber());
     }
     if (auto load = dyn_cast<tt::LoadOp>(user))
       return use.get() == load.getPtr();
@@ -113,31 +132,37 @@ bool KernelLowering::isCarriedPointer(scf::ForOp loop, unsigned i) {
     if (auto inner = dyn_cast<scf::ForOp>(user)) {
       unsigned n = use.getOperandNumber();
       return n >= inner.getNumControlOperands() &&
-             isCarriedPointer(inner, n - inner.getNumControlOperands());
+             isCarriedAddress(inner, n - inner.getNumControlOperands());
     }
     if (isa<tt::AddPtrOp, tt::ExpandDimsOp, tt::BroadcastOp>(user))
-      return use.getOperandNumber() == 0 && isAddressOnly(user->getResult(0));
+      return (use.getOperandNumber() == 0 || !pointer) &&
+             isAddressOnly(user->getResult(0));
+    // Offsets: index arithmetic and comparisons that end in addresses and
+    // masks.
+    if (!pointer && isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::CmpIOp,
+                        arith::AndIOp, arith::ExtSIOp, arith::TruncIOp>(user))
+      return isAddressOnly(user->getResult(0));
     return false;
   };
   for (Value v : {arg, loop.getResult(i)})
     for (OpOperand &use : v.getUses())
       if (!addressUse(use))
         result = false;
-  carriedPointer[arg] = result;
+  carriedAddress[arg] = result;
   return result;
 }
 
 /// Whether `v` is an iter_arg or a result of an scf.for that carries a
-/// pointer tensor as recognised by isCarriedPointer.
-bool KernelLowering::isCarriedPointerValue(Value v) {
+/// pointer tensor as recognised by isCarriedAddress.
+bool KernelLowering::isCarriedAddressValue(Value v) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     auto loop = dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp());
     if (!loop || arg.getArgNumber() < loop.getNumInductionVars())
       return false;
-    return isCarriedPointer(loop, arg.getArgNumber() - loop.getNumInductionVars());
+    return isCarriedAddress(loop, arg.getArgNumber() - loop.getNumInductionVars());
   }
   if (auto loop = v.getDefiningOp<scf::ForOp>())
-    return isCarriedPointer(loop, cast<OpResult>(v).getResultNumber());
+    return isCarriedAddress(loop, cast<OpResult>(v).getResultNumber());
   return false;
 }
 
@@ -145,26 +170,33 @@ bool KernelLowering::isCarriedPointerValue(Value v) {
 // Lowering
 //===----------------------------------------------------------------------===//
 
+/// analyzePtr of a pointer tensor, analyzeIndex of an offset tensor.
+std::optional<Affine> KernelLowering::analyzeAddress(Value v, Location loc) {
+  if (isa<tt::PointerType>(elementTypeOf(v.getType())))
+    return analyzePtr(v, loc);
+  return analyzeIndex(v, loc);
+}
+
 /// For a carried pointer whose initial value is structured: records the
 /// loop-invariant strides for the iter_arg and the result, and returns the
 /// initial base address to carry as a scalar. std::nullopt when the initial
 /// value is not structured (the pointers are then carried as a tile).
-std::optional<Value> KernelLowering::carriedPointerInit(scf::ForOp loop,
+std::optional<Value> KernelLowering::carriedAddressInit(scf::ForOp loop,
                                                         unsigned i) {
-  auto init = analyzePtr(loop.getInitArgs()[i], loop.getLoc());
+  auto init = analyzeAddress(loop.getInitArgs()[i], loop.getLoc());
   if (!init)
     return std::nullopt;
-  carriedPtrs[loop.getRegionIterArgs()[i]] = init->strides;
-  carriedPtrs[loop.getResult(i)] = init->strides;
+  carriedStrides[loop.getRegionIterArgs()[i]] = init->strides;
+  carriedStrides[loop.getResult(i)] = init->strides;
   return init->base;
 }
 
 /// The base address yielded for a carried pointer carried as a scalar: the
 /// yield is the iter_arg advanced by uniform offsets, so it is structured
 /// with the same strides.
-FailureOr<Value> KernelLowering::carriedPointerNext(scf::ForOp loop, unsigned i) {
+FailureOr<Value> KernelLowering::carriedAddressNext(scf::ForOp loop, unsigned i) {
   Operation *yield = loop.getBody()->getTerminator();
-  auto next = analyzePtr(yield->getOperand(i), yield->getLoc());
+  auto next = analyzeAddress(yield->getOperand(i), yield->getLoc());
   if (!next)
     return emitError(yield->getLoc(),
                      "internal: the advanced loop-carried pointer is not "

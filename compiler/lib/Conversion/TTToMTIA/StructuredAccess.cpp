@@ -50,10 +50,10 @@ bool KernelLowering::isAddressOnly(Value v) {
     else if (auto loop = dyn_cast<scf::ForOp>(user))
       // The initial value of a pointer tensor the loop only advances.
       ok = idx >= loop.getNumControlOperands() &&
-           isCarriedPointer(loop, idx - loop.getNumControlOperands());
+           isCarriedAddress(loop, idx - loop.getNumControlOperands());
     else if (auto loop = dyn_cast_or_null<scf::ForOp>(user->getParentOp()))
       // The yield of such a pointer tensor (advanced by uniform offsets).
-      ok = isa<scf::YieldOp>(user) && isCarriedPointer(loop, idx);
+      ok = isa<scf::YieldOp>(user) && isCarriedAddress(loop, idx);
     if (!ok) {
       result = false;
       break;
@@ -64,7 +64,7 @@ bool KernelLowering::isAddressOnly(Value v) {
   // Iterations only advance a carried pointer tensor (LoopCarried.cpp).
   if ((isa<BlockArgument>(v) ||
        isa_and_nonnull<scf::ForOp, scf::IfOp>(v.getDefiningOp())) &&
-      !isCarriedPointerValue(v))
+      !isCarriedAddressValue(v))
     result = false;
   addressOnly[v] = result;
   return result;
@@ -79,6 +79,10 @@ std::optional<Affine> KernelLowering::analyzeIndex(Value v, Location loc) {
   auto zeros = [&] {
     return SmallVector<Value>(rank, constI64(0, loc));
   };
+  // An offset tensor carried by a loop as a scalar base (LoopCarried.cpp).
+  auto carried = carriedStrides.find(v);
+  if (carried != carriedStrides.end() && scalar(v))
+    return Affine{scalar(v), carried->second};
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
@@ -162,8 +166,8 @@ std::optional<Affine> KernelLowering::analyzePtr(Value v, Location loc) {
   auto type = cast<RankedTensorType>(v.getType());
   int64_t rank = type.getRank();
   // A pointer tensor carried by a loop as a scalar base.
-  auto carried = carriedPtrs.find(v);
-  if (carried != carriedPtrs.end() && scalar(v))
+  auto carried = carriedStrides.find(v);
+  if (carried != carriedStrides.end() && scalar(v))
     return Affine{scalar(v), carried->second};
   Operation *def = v.getDefiningOp();
   if (!def)

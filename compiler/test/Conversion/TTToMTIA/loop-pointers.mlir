@@ -142,3 +142,35 @@ tt.func public @nested(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>, %R: i32, %C
   tt.store %1, %acc#1 : tensor<32x!tt.ptr<f32>>
   tt.return
 }
+
+// An integer offset tensor carried by the loop (`offs += BLOCK`) that feeds
+// only the pointer and the mask: its base is an i64 iter_arg, the load a
+// DMA whose extent is `K - offs_base`.
+// CHECK-LABEL: func.func @carried_offsets(
+// CHECK: scf.for %{{.*}} iter_args(%[[O:[a-z0-9_]+]] = %c0_i64) -> (i64)
+// CHECK:   arith.subi %{{.*}}, %[[O]] : i64
+// CHECK:   mtia.dma_in
+// CHECK:   arith.addi %[[O]], %c32_i64 : i64
+// CHECK-NOT: mtia.gather_in
+tt.func public @carried_offsets(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>, %K: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %block = arith.constant dense<32> : tensor<32xi32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<32xf32>
+  %offs = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+  %base = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<32x!tt.ptr<f32>>
+  %bound = tt.splat %K : i32 -> tensor<32xi32>
+  %r:2 = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %zero, %o = %offs) -> (tensor<32xf32>, tensor<32xi32>) : i32 {
+    %p = tt.addptr %base, %o : tensor<32x!tt.ptr<f32>>, tensor<32xi32>
+    %m = arith.cmpi slt, %o, %bound : tensor<32xi32>
+    %x = tt.load %p, %m, %zero : tensor<32x!tt.ptr<f32>>
+    %a = arith.addf %acc, %x : tensor<32xf32>
+    %next = arith.addi %o, %block : tensor<32xi32>
+    scf.yield %a, %next : tensor<32xf32>, tensor<32xi32>
+  }
+  %out = tt.splat %out_ptr : !tt.ptr<f32> -> tensor<32x!tt.ptr<f32>>
+  %outp = tt.addptr %out, %offs : tensor<32x!tt.ptr<f32>>, tensor<32xi32>
+  tt.store %outp, %r#0 : tensor<32x!tt.ptr<f32>>
+  tt.return
+}
