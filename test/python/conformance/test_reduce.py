@@ -104,3 +104,90 @@ def test_reduce_custom_combine_and_argmax(gen):
     custom_reduce_kernel[(1, )](x, out, idx, M, K, BM=64, BK=64)
     torch.testing.assert_close(out, x.prod(1), rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(idx, x.argmax(1).int())
+
+
+# A first-order linear recurrence h_j = a_j * h_{j-1} + b_j as an associative
+# scan of (a, b) pairs (the "roll" combine of state-space models), of which
+# only the second result is used: the unused one must be popped after the
+# scan made it, not before.
+@triton.jit
+def _linear_recurrence(a1, b1, a2, b2):
+    return a1 * a2, b1 * a2 + b2
+
+
+@triton.jit
+def recurrence_kernel(a_ptr, b_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr,
+                      AXIS: tl.constexpr, REVERSE: tl.constexpr):
+    r = tl.arange(0, M)[:, None]
+    c = tl.arange(0, N)[None, :]
+    a = tl.load(a_ptr + r * N + c)
+    b = tl.load(b_ptr + r * N + c)
+    _, h = tl.associative_scan((a, b), AXIS, _linear_recurrence, reverse=REVERSE)
+    tl.store(out_ptr + r * N + c, h)
+
+
+def _recurrence(a, b, axis, reverse):
+    if axis == 0:
+        a, b = a.T, b.T
+    if reverse:
+        a, b = a.flip(1), b.flip(1)
+    h = torch.empty_like(a)
+    acc = b[:, 0].clone()
+    h[:, 0] = acc
+    for j in range(1, a.shape[1]):
+        acc = acc * a[:, j] + b[:, j]
+        h[:, j] = acc
+    if reverse:
+        h = h.flip(1)
+    return h.T if axis == 0 else h
+
+
+@pytest.mark.parametrize("m, n, axis, reverse", [(4, 8, 1, False), (4, 8, 0, False), (8, 4, 1, True),
+                                                 (1, 16, 1, False), (8, 8, 0, True)])
+def test_scan_tuple_combine_with_unused_result(m, n, axis, reverse, gen):
+    a = torch.rand(m, n, generator=gen)
+    b = torch.randn(m, n, generator=gen)
+    out = torch.empty_like(a)
+    recurrence_kernel[(1, )](a, b, out, m, n, axis, reverse)
+    torch.testing.assert_close(out, _recurrence(a, b, axis, reverse), rtol=1e-5, atol=1e-5)
+
+
+# NaN: tl.max / tl.min ignore it (their combine is maxnumf / minnumf, as on
+# GPUs), a combine of tl.maximum / tl.minimum with propagate_nan=ALL
+# propagates it, in reductions and elementwise, for every float width.
+@triton.jit
+def _max_nan(a, b):
+    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@triton.jit
+def _min_nan(a, b):
+    return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@triton.jit
+def nan_kernel(x_ptr, red_ptr, elt_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(red_ptr, tl.max(x, 0))
+    tl.store(red_ptr + 1, tl.min(x, 0))
+    tl.store(red_ptr + 2, tl.reduce(x, 0, _max_nan))
+    tl.store(red_ptr + 3, tl.reduce(x, 0, _min_nan))
+    tl.store(elt_ptr + offs, tl.maximum(x, 1.0, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(elt_ptr + N + offs, tl.minimum(x, 1.0, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(elt_ptr + 2 * N + offs, tl.maximum(x, 1.0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=ids)
+def test_nan_propagation(dtype, gen):
+    x = torch.randn(16, generator=gen).to(dtype)
+    x[5] = float("nan")
+    red = torch.zeros(4, dtype=dtype)
+    elt = torch.zeros(48, dtype=dtype)
+    nan_kernel[(1, )](x, red, elt, 16)
+    finite = x[~x.isnan()]
+    assert red[0] == finite.max() and red[1] == finite.min()
+    assert red[2:].isnan().all()
+    torch.testing.assert_close(elt[:16], torch.maximum(x, torch.tensor(1.0, dtype=dtype)), equal_nan=True)
+    torch.testing.assert_close(elt[16:32], torch.minimum(x, torch.tensor(1.0, dtype=dtype)), equal_nan=True)
+    torch.testing.assert_close(elt[32:], torch.fmax(x, torch.tensor(1.0, dtype=dtype)))

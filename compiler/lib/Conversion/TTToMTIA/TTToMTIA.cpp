@@ -102,7 +102,14 @@ void KernelLowering::schedulePop(Value root, int64_t cb, int64_t bytes) {
       last = ancestor;
   }
   if (!last) {
-    mtia::CbPopOp::create(b, root.getLoc(), cb, bytes);
+    // Nobody reads it: popped once its producer has made it. That is after
+    // the whole source op, since the op (a scan's copy back, say) may append
+    // the tile after asking for it.
+    Operation *def = root.getDefiningOp();
+    if (def && def->getBlock() == block && !def->hasTrait<OpTrait::IsTerminator>())
+      pendingPops[def].push_back({cb, bytes});
+    else
+      mtia::CbPopOp::create(b, root.getLoc(), cb, bytes);
     return;
   }
   pendingPops[last].push_back({cb, bytes});
