@@ -12,7 +12,7 @@
 // ADD: dmaOut(ctx,
 
 // SOFTMAX: for (int32_t
-// SOFTMAX: dmaIn(ctx, {{.*}}immFloat(DType::F32, -std::numeric_limits<float>::infinity()));
+// SOFTMAX: dmaIn(ctx, {{.*}}immFloat(DType::F32, float(-__builtin_inf())));
 // SOFTMAX: seReduce(ctx, ReduceOp::Max,
 // SOFTMAX: se(ctx, SeOp::Exp,
 // SOFTMAX: seReduce(ctx, ReduceOp::Sum,

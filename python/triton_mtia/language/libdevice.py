@@ -94,6 +94,22 @@ def _make_extern(name: str, symbol_name: str, arity: int):
 
 for _name, _arity in _SE.items():
     globals()[_name] = _make_extern(_name, _name, _arity)
+
+_pow_float = pow  # noqa: F821 - defined by the loop above
+
+
+@core.extern
+def pow(arg0, arg1, _semantic=None):
+    """libdevice.pow, also with an integer exponent (CUDA's `powi`): the
+    exponent is converted to the base's float type (exact for |n| < 2^24 in
+    fp32, 2^53 in fp64), and the SE's pow of an integral exponent keeps the
+    sign of a negative base."""
+    arg0 = _semantic.to_tensor(arg0)
+    arg1 = _semantic.to_tensor(arg1)
+    if arg1.dtype.is_int():
+        arg1 = _semantic.cast(arg1, arg0.dtype)
+    return _pow_float(arg0, arg1, _semantic=_semantic)
+
 for _name, _target in _SE_ALIASES.items():
     globals()[_name] = _make_extern(_name, _target, _SE[_target])
 for _name, _arity in (_VECTOR_CORE | _PENDING).items():
@@ -385,6 +401,182 @@ def int2float_rn(arg0):
 def double2float_rn(arg0):
     return arg0.to(tl.float32)
 
+
+# ---------------------------------------------------------------------------
+# Directed rounding (CUDA's _rz, _rd, _ru forms) of fp32 arithmetic and
+# conversions. The SE rounds to nearest; these compute the exact result as an
+# unevaluated sum hi + lo of doubles (the product and, by TwoSum, the sum of
+# two floats are exact; a quotient or square root of floats that is not an
+# fp32 value lies further from every fp32 value than a double's rounding
+# error, so its double is enough), round it to nearest fp32, and step one
+# ulp when that landed on the wrong side for the mode.
+
+
+@triton.jit
+def _f32_directed(hi, lo, MODE: tl.constexpr):
+    f = hi.to(tl.float32)
+    # The sign of f - (hi + lo): f - hi is exact (they are within an fp32
+    # ulp), and lo only decides when that difference is 0.
+    diff = (f.to(tl.float64) - hi) - lo
+    bits = f.to(tl.int32, bitcast=True)
+    if MODE == "rz":
+        # Past the exact value in magnitude: one step toward zero.
+        f = tl.where((diff * f.to(tl.float64)) > 0, (bits - 1).to(tl.float32, bitcast=True), f)
+    elif MODE == "rd":
+        down = tl.where(f > 0, bits - 1, tl.where(f < 0, bits + 1, -2147483647))
+        f = tl.where(diff > 0, down.to(tl.float32, bitcast=True), f)
+    else:
+        up = tl.where(f > 0, bits + 1, tl.where(f < 0, bits - 1, 1))
+        f = tl.where(diff < 0, up.to(tl.float32, bitcast=True), f)
+    return f
+
+
+@triton.jit
+def _two_sum_f32(a, b, MODE: tl.constexpr):
+    x = a.to(tl.float64)
+    y = b.to(tl.float64)
+    s = x + y
+    bb = s - x
+    err = (x - (s - bb)) + (y - bb)
+    return _f32_directed(s, err, MODE)
+
+
+@triton.jit
+def add_rz(arg0, arg1):
+    return _two_sum_f32(arg0, arg1, "rz")
+
+
+@triton.jit
+def add_rd(arg0, arg1):
+    return _two_sum_f32(arg0, arg1, "rd")
+
+
+@triton.jit
+def add_ru(arg0, arg1):
+    return _two_sum_f32(arg0, arg1, "ru")
+
+
+@triton.jit
+def sub_rz(arg0, arg1):
+    return _two_sum_f32(arg0, -arg1, "rz")
+
+
+@triton.jit
+def sub_rd(arg0, arg1):
+    return _two_sum_f32(arg0, -arg1, "rd")
+
+
+@triton.jit
+def sub_ru(arg0, arg1):
+    return _two_sum_f32(arg0, -arg1, "ru")
+
+
+@triton.jit
+def mul_rz(arg0, arg1):
+    return _f32_directed(arg0.to(tl.float64) * arg1.to(tl.float64), 0.0, "rz")
+
+
+@triton.jit
+def mul_rd(arg0, arg1):
+    return _f32_directed(arg0.to(tl.float64) * arg1.to(tl.float64), 0.0, "rd")
+
+
+@triton.jit
+def mul_ru(arg0, arg1):
+    return _f32_directed(arg0.to(tl.float64) * arg1.to(tl.float64), 0.0, "ru")
+
+
+@triton.jit
+def div_rz(arg0, arg1):
+    return _f32_directed(arg0.to(tl.float64) / arg1.to(tl.float64), 0.0, "rz")
+
+
+@triton.jit
+def div_rd(arg0, arg1):
+    return _f32_directed(arg0.to(tl.float64) / arg1.to(tl.float64), 0.0, "rd")
+
+
+@triton.jit
+def div_ru(arg0, arg1):
+    return _f32_directed(arg0.to(tl.float64) / arg1.to(tl.float64), 0.0, "ru")
+
+
+@triton.jit
+def rcp_rz(arg0):
+    return _f32_directed(1.0 / arg0.to(tl.float64), 0.0, "rz")
+
+
+@triton.jit
+def rcp_rd(arg0):
+    return _f32_directed(1.0 / arg0.to(tl.float64), 0.0, "rd")
+
+
+@triton.jit
+def rcp_ru(arg0):
+    return _f32_directed(1.0 / arg0.to(tl.float64), 0.0, "ru")
+
+
+@triton.jit
+def sqrt_rz(arg0):
+    return _f32_directed(tl.sqrt(arg0.to(tl.float64)), 0.0, "rz")
+
+
+@triton.jit
+def sqrt_rd(arg0):
+    return _f32_directed(tl.sqrt(arg0.to(tl.float64)), 0.0, "rd")
+
+
+@triton.jit
+def sqrt_ru(arg0):
+    return _f32_directed(tl.sqrt(arg0.to(tl.float64)), 0.0, "ru")
+
+
+@triton.jit
+def double2float_rz(arg0):
+    return _f32_directed(arg0.to(tl.float64), 0.0, "rz")
+
+
+@triton.jit
+def double2float_rd(arg0):
+    return _f32_directed(arg0.to(tl.float64), 0.0, "rd")
+
+
+@triton.jit
+def double2float_ru(arg0):
+    return _f32_directed(arg0.to(tl.float64), 0.0, "ru")
+
+
+@triton.jit
+def int2float_rz(arg0):
+    return _f32_directed(arg0.to(tl.float64), 0.0, "rz")
+
+
+@triton.jit
+def int2float_rd(arg0):
+    return _f32_directed(arg0.to(tl.float64), 0.0, "rd")
+
+
+@triton.jit
+def int2float_ru(arg0):
+    return _f32_directed(arg0.to(tl.float64), 0.0, "ru")
+
+
+@triton.jit
+def uint2float_rz(arg0):
+    return _f32_directed(arg0.to(tl.float64), 0.0, "rz")
+
+
+@triton.jit
+def uint2float_rd(arg0):
+    return _f32_directed(arg0.to(tl.float64), 0.0, "rd")
+
+
+@triton.jit
+def uint2float_ru(arg0):
+    return _f32_directed(arg0.to(tl.float64), 0.0, "ru")
+
+
+DIRECTED = ("add_rz", "add_rd", "add_ru", "sub_rz", "sub_rd", "sub_ru", "mul_rz", "mul_rd", "mul_ru", "div_rz", "div_rd", "div_ru", "rcp_rz", "rcp_rd", "rcp_ru", "sqrt_rz", "sqrt_rd", "sqrt_ru", "double2float_rz", "double2float_rd", "double2float_ru", "int2float_rz", "int2float_rd", "int2float_ru", "uint2float_rz", "uint2float_rd", "uint2float_ru")
 
 #: Functions composed above (for the docs and the tests).
 COMPOSED = ("abs", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "isnan", "isinf", "finitef",
