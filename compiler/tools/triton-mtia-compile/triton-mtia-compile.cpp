@@ -196,6 +196,7 @@ int main(int argc, char **argv) {
     pm.addPass(triton_mtia::createConvertTTToMTIA(lowering));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIALegalizeRank());
     pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs());
     if (!noScalarCost)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAScalarCost());

@@ -191,3 +191,37 @@ def test_nan_propagation(dtype, gen):
     torch.testing.assert_close(elt[:16], torch.maximum(x, torch.tensor(1.0, dtype=dtype)), equal_nan=True)
     torch.testing.assert_close(elt[16:32], torch.minimum(x, torch.tensor(1.0, dtype=dtype)), equal_nan=True)
     torch.testing.assert_close(elt[32:], torch.fmax(x, torch.tensor(1.0, dtype=dtype)))
+
+
+# tl.sort and tl.flip reshape to [2] * log2(n) dimensions: tiles of rank
+# above the device's 4, which mtia-legalize-rank collapses or splits.
+@triton.jit
+def sort_kernel(x_ptr, out_ptr, N: tl.constexpr, DESCENDING: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.sort(tl.load(x_ptr + offs), descending=DESCENDING))
+
+
+@pytest.mark.parametrize("n, descending", [(32, False), (256, True), (4096, False)])
+def test_sort_high_rank(n, descending, gen):
+    x = torch.randn(n, generator=gen)
+    out = torch.empty(n)
+    sort_kernel[(1, )](x, out, n, descending)
+    assert torch.equal(out, x.sort(descending=descending).values)
+
+
+@triton.jit
+def flip_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    r = tl.arange(0, M)[:, None]
+    c = tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + r * N + c)
+    y = tl.reshape(x, (M, 2, 2, 2, N // 8))
+    y = tl.reshape(tl.flip(y, 4), (M, N))
+    tl.store(out_ptr + r * N + c, tl.flip(y, 1))
+
+
+def test_flip_rank5(gen):
+    x = torch.randn(4, 64, generator=gen)
+    out = torch.empty_like(x)
+    flip_kernel[(1, )](x, out, 4, 64)
+    want = x.view(4, 2, 2, 2, 8).flip(4).reshape(4, 64).flip(1)
+    assert torch.equal(out, want)

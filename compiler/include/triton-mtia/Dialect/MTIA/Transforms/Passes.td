@@ -39,4 +39,22 @@ def MTIAScalarCost : Pass<"mtia-scalar-cost", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::triton_mtia::mtia::MTIADialect"];
 }
 
+def MTIALegalizeRank : Pass<"mtia-legalize-rank", "::mlir::func::FuncOp"> {
+  let summary = "Bring commands over tiles of rank above 4 to the device's 4 dimensions";
+  let description = [{
+    The device API's shapes, boxes and views have four dimensions, but
+    Triton tensors may have more: `tl.sort`, `tl.flip` and top-k reshape to
+    `[2] * log2(n)`. An elementwise SE or vector-core command and an MLU copy
+    write a dense tile, so two adjacent dimensions d, d+1 can be one when
+    every view the command reads has stride[d] == stride[d+1] * shape[d+1]
+    (dimensions of size 1 are dropped first). What still has more than 4
+    dimensions becomes one command per index of the outer dimensions, each
+    over the inner four at a view offset, in row-major order so the pieces
+    append to the same dense tile. SE reductions and scans collapse the same
+    way around their axis, which must end up among the inner four. Commands
+    of rank 4 or less are left as they are; any other command above rank 4
+    (DMAs, gathers) is reported at its source line.
+  }];
+}
+
 #endif // TRITON_MTIA_MTIA_PASSES
