@@ -2,10 +2,12 @@
 //
 // Triton tensors may have any rank; the device API's Shape, Box and view
 // strides have four dimensions (so do the simulator's loops, as a unit's
-// address generator would). Elementwise commands and MLU copies append a
-// dense tile, so only their source views constrain which dimensions can be
-// merged: two adjacent dimensions are one when every view steps over the
-// inner one exactly as a dense tile would.
+// address generator would). Elementwise commands, MLU copies and SE
+// reductions and scans append a dense tile, so only their source views
+// constrain which dimensions can be merged: two adjacent dimensions are one
+// when every view steps over the inner one exactly as a dense tile would
+// (a reduced or scanned axis merges with nothing). What is left above rank
+// 4 is split into one command per outer index.
 //
 //===----------------------------------------------------------------------===//
 
