@@ -484,10 +484,21 @@ inline void vec(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s, const Ope
 // (mtia/sim/elements.h) and kernels' scalar code (below).
 //===----------------------------------------------------------------------===//
 
+/// A float's bits and back (shared with mtia/sim/elements.h).
+inline uint32_t bitsOf(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+inline float floatOf(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
 /// float -> bfloat16 bits, round to nearest even; a NaN stays a quiet NaN.
 inline uint16_t bf16FromFloat(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
+  uint32_t x = bitsOf(f);
   if ((x & 0x7fffffffu) > 0x7f800000u)
     return static_cast<uint16_t>((x >> 16) | 0x0040u);
   x += 0x7fffu + ((x >> 16) & 1u);
@@ -518,17 +529,6 @@ inline uint16_t bf16FromDouble(double d) { return bf16FromFloat(floatRoundedToOd
 // roundToE4m3 / roundToE5m2 where the source converts to fp8.
 //===----------------------------------------------------------------------===//
 
-inline uint32_t fp8Bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-inline float fp8Float(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
 /// float -> an 8-bit float with `E` exponent and `M` mantissa bits, round to
 /// nearest even. `Fn` selects the e4m3fn encoding (no infinities, NaN is the
 /// all-ones code) instead of IEEE-like.
@@ -536,7 +536,7 @@ template <int E, int M, bool Fn> inline uint8_t fp8FromFloat(float f) {
   constexpr int kBias = (1 << (E - 1)) - 1;
   constexpr uint32_t kNan = Fn ? 0x7fu : 0x7eu;
   constexpr uint32_t kMaxCode = Fn ? 0x7eu : 0x7bu; // largest finite code
-  uint32_t x = fp8Bits(f);
+  uint32_t x = bitsOf(f);
   const uint8_t sign = static_cast<uint8_t>((x >> 24) & 0x80u);
   x &= 0x7fffffffu;
   if (x > 0x7f800000u)
@@ -550,8 +550,8 @@ template <int E, int M, bool Fn> inline uint8_t fp8FromFloat(float f) {
   } else {
     // Subnormal: |f| * 2^(bias - 1 + M) < 2^M is exact in float, and adding
     // 2^23 rounds it to an integer, to even.
-    float scaled = fp8Float(x) * std::ldexp(1.0f, kBias - 1 + M);
-    code = fp8Bits(scaled + 0x1p23f) - fp8Bits(0x1p23f);
+    float scaled = floatOf(x) * std::ldexp(1.0f, kBias - 1 + M);
+    code = bitsOf(scaled + 0x1p23f) - bitsOf(0x1p23f);
   }
   if (code > kMaxCode)
     return sign | (Fn ? kNan : 0x7cu); // e4m3fn has no infinity
@@ -564,14 +564,14 @@ template <int E, int M, bool Fn> inline float floatFromFp8(uint8_t c) {
   const uint32_t e = (c >> M) & ((1u << E) - 1u), m = c & ((1u << M) - 1u);
   if (Fn ? (c & 0x7fu) == 0x7fu : e == (1u << E) - 1u) {
     if (Fn || m)
-      return fp8Float(sign | 0x7fc00000u);
-    return fp8Float(sign | 0x7f800000u);
+      return floatOf(sign | 0x7fc00000u);
+    return floatOf(sign | 0x7f800000u);
   }
   if (e == 0) {
     float v = static_cast<float>(m) * std::ldexp(1.0f, 1 - kBias - M);
     return sign ? -v : v;
   }
-  return fp8Float(sign | ((e + uint32_t(127 - kBias)) << 23) | (m << (23 - M)));
+  return floatOf(sign | ((e + uint32_t(127 - kBias)) << 23) | (m << (23 - M)));
 }
 
 inline uint8_t e4m3FromFloat(float f) { return fp8FromFloat<4, 3, true>(f); }

@@ -30,16 +30,8 @@
 
 namespace mtia::sim {
 
-inline uint32_t bitsOf(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-inline float floatOf(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
+using mtia::bitsOf; // device.h
+using mtia::floatOf;
 
 /// float -> IEEE binary16, round to nearest even.
 inline uint16_t halfFromFloat(float f) {
