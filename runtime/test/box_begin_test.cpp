@@ -1,8 +1,9 @@
-//===- box_begin_test.cpp - DMA boxes that begin past index 0 (ABI 3) -----===//
+//===- box_begin_test.cpp - DMA boxes that begin past 0, boxes of rank 8 --===//
 //
 // A box moves the elements with begin[d] <= i_d < valid[d]: loads pad the
 // rest of the tile, stores leave the rest of memory alone, only the region
-// that moves counts as bytes and must lie in an allocation.
+// that moves counts as bytes and must lie in an allocation. Boxes have up
+// to kMaxBoxRank (8) dimensions (ABI 4).
 //
 //===----------------------------------------------------------------------===//
 
@@ -203,6 +204,54 @@ TEST_F(FabricBoxTest, TheOutOfBoundsSpanStartsAtBegin) {
   EXPECT_EQ(bad.badAddress, at(-8));
   EXPECT_EQ(bad.badBytes, uint64_t((2 * 8 + 4) * 4));
   EXPECT_EQ(bad.bytes, 0u);
+}
+
+TEST_F(FabricBoxTest, BoxesOfRankEightMoveEveryDimension) {
+  // 64 elements seen as 2x2x2x2x2x2 (x1x1), each dimension reversed in
+  // memory order (stride 1 outermost), with a begin of 1 in dimension 2 and
+  // a valid of 1 in dimension 4: 2*2*1*2*1*2 = 16 elements move.
+  Box b;
+  b.rank = 8;
+  for (int d = 0; d < 8; ++d) {
+    b.shape[d] = d < 6 ? 2 : 1;
+    b.stride[d] = d < 6 ? int64_t(1) << d : 0;
+    b.valid[d] = b.shape[d];
+  }
+  b.begin[2] = 1;
+  b.valid[4] = 1;
+  std::vector<int32_t> tile(64, -1);
+  const uint8_t pad[4] = {0, 0, 0, 0};
+  sim::MemoryRequest req;
+  sim::DmaOutcome in = sim::dmaBoxIn(mem, req, at(0), b, DType::I32, pad,
+                                     reinterpret_cast<uint8_t *>(tile.data()), true);
+  ASSERT_FALSE(in.outOfBounds);
+  EXPECT_EQ(in.bytes, 16u * 4);
+  for (int t = 0; t < 64; ++t) {
+    // Tile index t has i_d = bit (5 - d) of t; memory offset sum i_d << d.
+    int64_t off = 0;
+    bool moves = true;
+    for (int d = 0; d < 6; ++d) {
+      const int i = (t >> (5 - d)) & 1;
+      off += int64_t(i) << d;
+      moves &= !(d == 2 && i < 1) && !(d == 4 && i >= 1);
+    }
+    EXPECT_EQ(tile[size_t(t)], moves ? 100 + off : 0) << t;
+  }
+  // The same box back into zeroed memory writes exactly those 16 elements.
+  std::fill(data.begin(), data.end(), 0);
+  sim::MemoryRequest req2;
+  sim::DmaOutcome out = sim::dmaBoxOut(mem, req2, at(0), b, DType::I32,
+                                       reinterpret_cast<const uint8_t *>(tile.data()), true);
+  EXPECT_EQ(out.bytes, 16u * 4);
+  int written = 0;
+  for (int e = 0; e < 64; ++e)
+    if (data[size_t(e)] != 0) {
+      EXPECT_EQ(data[size_t(e)], 100 + e);
+      ++written;
+    }
+  EXPECT_EQ(written, 16);
+  b.rank = 9;
+  EXPECT_NE(sim::checkBox(b), nullptr);
 }
 
 } // namespace

@@ -44,9 +44,16 @@ namespace mtia {
 /// Bumped whenever the layout of anything in this header changes; the
 /// runtime refuses kernels built against another version.
 /// 3 appended `Box::begin` (a lower bound of the region a DMA moves).
-constexpr uint32_t kDeviceAbiVersion = 3;
+/// 4 widened `Box` to kMaxBoxRank dimensions.
+constexpr uint32_t kDeviceAbiVersion = 4;
 
+/// Dimensions of tiles as the SE, vector core, MLU and DPE iterate them.
 constexpr int kMaxRank = 4;
+/// Dimensions of a DMA box. The fabric's address generator walks more than
+/// the compute units do: a Triton tensor descriptor may have 5, and a
+/// strided block of memory does not in general collapse to fewer (its
+/// strides are run-time values), while the dense tile it fills does.
+constexpr int kMaxBoxRank = 8;
 
 /// Element types of tiles and operands. I1 occupies one byte (0 or 1).
 enum class DType : uint8_t {
@@ -123,10 +130,10 @@ struct Shape {
 /// one element before a tensor for a load of x[i - 1] that begins at 1).
 struct Box {
   int32_t rank = 0;
-  int64_t shape[kMaxRank] = {1, 1, 1, 1};
-  int64_t stride[kMaxRank] = {0, 0, 0, 0}; ///< in elements, in memory
-  int64_t valid[kMaxRank] = {1, 1, 1, 1};  ///< end (exclusive) of the moved region
-  int64_t begin[kMaxRank] = {0, 0, 0, 0};  ///< start of the moved region (ABI 3)
+  int64_t shape[kMaxBoxRank] = {1, 1, 1, 1, 1, 1, 1, 1};
+  int64_t stride[kMaxBoxRank] = {};                       ///< in elements, in memory
+  int64_t valid[kMaxBoxRank] = {1, 1, 1, 1, 1, 1, 1, 1};  ///< end (exclusive) of the moved region
+  int64_t begin[kMaxBoxRank] = {};                        ///< start of the moved region (ABI 3)
 };
 
 /// One input of an SE command: either a tile read from a CB through a strided

@@ -12,13 +12,16 @@ namespace mtia::sim {
 
 namespace {
 
-/// A box padded to rank 4 with leading dimensions of 1; begin and valid
-/// clamped at 0. Dimension d moves the indices [begin[d], valid[d]).
-struct Box4 {
-  int64_t shape[4], stride[4], begin[4], valid[4];
-  explicit Box4(const Box &b) {
-    int pad = kMaxRank - b.rank;
-    for (int i = 0; i < kMaxRank; ++i) {
+/// A box padded to kMaxBoxRank dimensions with leading dimensions of 1;
+/// begin and valid clamped at 0. Dimension d moves the indices
+/// [begin[d], valid[d]).
+constexpr int kDims = kMaxBoxRank;
+constexpr int kInner = kDims - 1;
+struct PaddedBox {
+  int64_t shape[kDims], stride[kDims], begin[kDims], valid[kDims];
+  explicit PaddedBox(const Box &b) {
+    int pad = kDims - b.rank;
+    for (int i = 0; i < kDims; ++i) {
       bool lead = i < pad;
       shape[i] = lead ? 1 : b.shape[i - pad];
       stride[i] = lead ? 0 : b.stride[i - pad];
@@ -28,14 +31,26 @@ struct Box4 {
   }
   /// The number of indices of dimension d that move.
   int64_t extent(int d) const { return std::max<int64_t>(valid[d] - begin[d], 0); }
-  int64_t validElements() const { return extent(0) * extent(1) * extent(2) * extent(3); }
-  int64_t tileElements() const { return shape[0] * shape[1] * shape[2] * shape[3]; }
+  /// The number of innermost rows that move.
+  int64_t rows() const {
+    int64_t n = 1;
+    for (int d = 0; d < kInner; ++d)
+      n *= extent(d);
+    return n;
+  }
+  int64_t validElements() const { return rows() * extent(kInner); }
+  int64_t tileElements() const {
+    int64_t n = 1;
+    for (int d = 0; d < kDims; ++d)
+      n *= shape[d];
+    return n;
+  }
 };
 
 /// The byte span [lo, hi) the (non-empty) valid box touches at `addr`.
-void boxSpan(const Box4 &b, uint64_t addr, int64_t es, uint64_t &lo, uint64_t &hi) {
+void boxSpan(const PaddedBox &b, uint64_t addr, int64_t es, uint64_t &lo, uint64_t &hi) {
   int64_t minOff = 0, maxOff = 0;
-  for (int d = 0; d < kMaxRank; ++d) {
+  for (int d = 0; d < kDims; ++d) {
     int64_t first = b.begin[d] * b.stride[d], last = (b.valid[d] - 1) * b.stride[d];
     minOff += std::min(first, last);
     maxOff += std::max(first, last);
@@ -46,21 +61,22 @@ void boxSpan(const Box4 &b, uint64_t addr, int64_t es, uint64_t &lo, uint64_t &h
 
 /// The granules the valid box costs, counted as the row-by-row path would
 /// (merging only within a row) except that a box with no gaps is one span.
-uint64_t boxGranuleBytes(const MemorySystem &mem, const Box4 &b, int64_t es, uint64_t lo,
+uint64_t boxGranuleBytes(const MemorySystem &mem, const PaddedBox &b, int64_t es, uint64_t lo,
                          uint64_t hi, uint64_t bytes) {
   if (hi - lo == bytes)
     return mem.inGranules(bytes);
-  const uint64_t rows = uint64_t(b.extent(0) * b.extent(1) * b.extent(2));
-  const uint64_t inner = uint64_t(b.stride[3] < 0 ? -b.stride[3] : b.stride[3]);
-  const uint64_t perRow = inner * uint64_t(es) >= mem.accessBytes()
-                              ? uint64_t(b.extent(3)) * mem.inGranules(uint64_t(es))
-                              : mem.inGranules((uint64_t(b.extent(3) - 1) * inner + 1) * uint64_t(es));
+  const uint64_t rows = uint64_t(b.rows());
+  const uint64_t inner = uint64_t(b.stride[kInner] < 0 ? -b.stride[kInner] : b.stride[kInner]);
+  const uint64_t perRow =
+      inner * uint64_t(es) >= mem.accessBytes()
+          ? uint64_t(b.extent(kInner)) * mem.inGranules(uint64_t(es))
+          : mem.inGranules((uint64_t(b.extent(kInner) - 1) * inner + 1) * uint64_t(es));
   return rows * perRow;
 }
 
 /// Whether the (non-empty) valid box lies in SRAM scratch: its granules are
 /// then charged to `req` at once (write: as a store) and true returned.
-bool chargeScratch(MemorySystem &mem, MemoryRequest &req, const Box4 &b, uint64_t addr,
+bool chargeScratch(MemorySystem &mem, MemoryRequest &req, const PaddedBox &b, uint64_t addr,
                    int64_t es, uint64_t bytes, bool write) {
   if (bytes == 0)
     return false;
@@ -71,24 +87,45 @@ bool chargeScratch(MemorySystem &mem, MemoryRequest &req, const Box4 &b, uint64_
 }
 
 /// Calls f(tileOffset, memAddress, count) for each innermost row of the valid
-/// box; offsets in elements, the address in bytes.
-template <class F> void forEachRow(const Box4 &b, uint64_t addr, int64_t es, F &&f) {
-  const int64_t count = b.extent(3);
-  if (count == 0)
+/// box, in row-major order; offsets in elements, the address in bytes.
+template <class F> void forEachRow(const PaddedBox &b, uint64_t addr, int64_t es, F &&f) {
+  const int64_t count = b.extent(kInner);
+  if (count == 0 || b.rows() == 0)
     return;
-  for (int64_t i0 = b.begin[0]; i0 < b.valid[0]; ++i0)
-    for (int64_t i1 = b.begin[1]; i1 < b.valid[1]; ++i1)
-      for (int64_t i2 = b.begin[2]; i2 < b.valid[2]; ++i2) {
-        int64_t tileOff =
-            ((i0 * b.shape[1] + i1) * b.shape[2] + i2) * b.shape[3] + b.begin[3];
-        int64_t memOff =
-            i0 * b.stride[0] + i1 * b.stride[1] + i2 * b.stride[2] + b.begin[3] * b.stride[3];
-        f(tileOff, addr + uint64_t(memOff * es), count);
+  // An odometer over the outer dimensions; tile and memory offsets move
+  // with it.
+  int64_t idx[kDims];
+  int64_t tileStride[kDims];
+  tileStride[kInner] = 1;
+  for (int d = kInner - 1; d >= 0; --d)
+    tileStride[d] = tileStride[d + 1] * b.shape[d + 1];
+  int64_t tileOff = 0, memOff = 0;
+  for (int d = 0; d < kDims; ++d) {
+    idx[d] = b.begin[d];
+    tileOff += b.begin[d] * tileStride[d];
+    memOff += b.begin[d] * b.stride[d];
+  }
+  while (true) {
+    f(tileOff, addr + uint64_t(memOff * es), count);
+    int d = kInner - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < b.valid[d]) {
+        tileOff += tileStride[d];
+        memOff += b.stride[d];
+        break;
       }
+      const int64_t back = idx[d] - 1 - b.begin[d];
+      tileOff -= back * tileStride[d];
+      memOff -= back * b.stride[d];
+      idx[d] = b.begin[d];
+    }
+    if (d < 0)
+      return;
+  }
 }
 
 /// Legality of the box, checked once before any byte moves.
-bool boxInBounds(const MemorySystem &mem, const Box4 &b, uint64_t addr, int64_t es,
+bool boxInBounds(const MemorySystem &mem, const PaddedBox &b, uint64_t addr, int64_t es,
                  DmaOutcome &out) {
   if (b.validElements() == 0)
     return true;
@@ -217,8 +254,8 @@ DmaOutcome dmaAtomic(MemorySystem &mem, MemoryRequest &req, bool cas, RmwOp op, 
 }
 
 const char *checkBox(const Box &box) {
-  if (box.rank < 0 || box.rank > kMaxRank)
-    return "box rank must be in [0, 4]";
+  if (box.rank < 0 || box.rank > kMaxBoxRank)
+    return "box rank must be in [0, 8]";
   for (int d = 0; d < box.rank; ++d) {
     if (box.shape[d] < 0)
       return "box shape must be >= 0";
@@ -232,7 +269,7 @@ const char *checkBox(const Box &box) {
 DmaOutcome dmaBoxIn(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const Box &box,
                     DType t, const uint8_t *pad, uint8_t *tile, bool functional) {
   DmaOutcome out;
-  const Box4 b(box);
+  const PaddedBox b(box);
   const int64_t es = dtypeSize(t);
   if (!boxInBounds(mem, b, addr, es, out))
     return out;
@@ -245,7 +282,7 @@ DmaOutcome dmaBoxIn(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const 
   const bool charged = chargeScratch(mem, req, b, addr, es, out.bytes, false);
   if (charged && !functional)
     return out;
-  const int64_t inner = b.stride[3];
+  const int64_t inner = b.stride[kInner];
   forEachRow(b, addr, es, [&](int64_t tileOff, uint64_t a, int64_t count) {
     uint8_t *dst = tile + tileOff * es;
     if (inner == 1) {
@@ -269,7 +306,7 @@ DmaOutcome dmaBoxIn(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const 
 DmaOutcome dmaBoxOut(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const Box &box,
                      DType t, const uint8_t *tile, bool functional) {
   DmaOutcome out;
-  const Box4 b(box);
+  const PaddedBox b(box);
   const int64_t es = dtypeSize(t);
   if (!boxInBounds(mem, b, addr, es, out))
     return out;
@@ -277,7 +314,7 @@ DmaOutcome dmaBoxOut(MemorySystem &mem, MemoryRequest &req, uint64_t addr, const
   const bool charged = chargeScratch(mem, req, b, addr, es, out.bytes, true);
   if (charged && !functional)
     return out;
-  const int64_t inner = b.stride[3];
+  const int64_t inner = b.stride[kInner];
   forEachRow(b, addr, es, [&](int64_t tileOff, uint64_t a, int64_t count) {
     const uint8_t *src = tile + tileOff * es;
     if (inner == 1) {

@@ -184,3 +184,103 @@ def test_where_between_pointer_tiles(gen):
     expect = torch.where(torch.arange(16) % 2 == 0, a, b)
     expect[13:] = -1
     assert torch.equal(out, expect)
+
+
+# Blocks of rank above 4: DMA boxes have 8 dimensions, gathers and atomics
+# read dense tiles and become 1-D, and tl.join of rank-4 halves is rank 5.
+@triton.jit
+def descriptor_rank5_kernel(in_ptr, out_ptr, s0, s1, s2, s3, s4, B0: tl.constexpr,
+                            B1: tl.constexpr, B2: tl.constexpr, B3: tl.constexpr,
+                            B4: tl.constexpr):
+    src = tl.make_tensor_descriptor(in_ptr, shape=[s0, s1, s2, s3, s4],
+                                    strides=[s1 * s2 * s3 * s4, s2 * s3 * s4, s3 * s4, s4, 1],
+                                    block_shape=[B0, B1, B2, B3, B4])
+    dst = tl.make_tensor_descriptor(out_ptr, shape=[s0, s1, s2, s3, s4],
+                                    strides=[s1 * s2 * s3 * s4, s2 * s3 * s4, s3 * s4, s4, 1],
+                                    block_shape=[B0, B1, B2, B3, B4])
+    p = tl.program_id(0)
+    x = src.load([p * B0, 0, 0, 0, 0])
+    dst.store([p * B0, 0, 0, 0, 0], x * 2 + 1)
+
+
+def test_tensor_descriptor_rank5(gen):
+    # Blocks overhang dimension 0 (5 rows in blocks of 2) and dimension 1 (3
+    # in a block of 4): padded on load, clipped on store.
+    x = torch.randn(5, 3, 4, 2, 8, generator=gen)
+    out = torch.zeros_like(x)
+    descriptor_rank5_kernel[(3, )](x, out, *x.shape, 2, 4, 4, 2, 8)
+    assert torch.equal(out, x * 2 + 1)
+
+
+@triton.jit
+def host_descriptor_rank5_kernel(d_in, d_out, B0: tl.constexpr):
+    p = tl.program_id(0)
+    d_out.store([p * B0, 0, 0, 0, 0], d_in.load([p * B0, 0, 0, 0, 0]) - 3)
+
+
+def test_host_tensor_descriptor_rank5(gen):
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    x = torch.randn(5, 3, 4, 2, 8, generator=gen)
+    out = torch.zeros_like(x)
+    host_descriptor_rank5_kernel[(3, )](TensorDescriptor.from_tensor(x, [2, 4, 4, 2, 8]),
+                                        TensorDescriptor.from_tensor(out, [2, 4, 4, 2, 8]), 2)
+    assert torch.equal(out, x - 3)
+
+
+@triton.jit
+def pointer_rank6_kernel(in_ptr, out_ptr, lo):
+    # Every dimension reversed in memory order on load, a lower-bound mask
+    # on one dimension, an upper-bound mask on another on store.
+    i0 = tl.arange(0, 2)[:, None, None, None, None, None]
+    i1 = tl.arange(0, 2)[None, :, None, None, None, None]
+    i2 = tl.arange(0, 2)[None, None, :, None, None, None]
+    i3 = tl.arange(0, 2)[None, None, None, :, None, None]
+    i4 = tl.arange(0, 2)[None, None, None, None, :, None]
+    i5 = tl.arange(0, 4)[None, None, None, None, None, :]
+    src = i0 + i1 * 2 + i2 * 4 + i3 * 8 + i4 * 16 + i5 * 32
+    x = tl.load(in_ptr + src, mask=i3 >= lo, other=7.0)
+    dst = i0 * 64 + i1 * 32 + i2 * 16 + i3 * 8 + i4 * 4 + i5
+    tl.store(out_ptr + dst, x, mask=i1 < 1)
+
+
+def test_pointer_block_rank6(gen):
+    x = torch.randn(128, generator=gen)
+    out = torch.zeros(128)
+    pointer_rank6_kernel[(1, )](x, out, 1)
+    loaded = x.reshape(4, 2, 2, 2, 2, 2).permute(5, 4, 3, 2, 1, 0).clone()
+    loaded[:, :, :, 0] = 7.0
+    expect = torch.zeros(2, 2, 2, 2, 2, 4)
+    expect[:, 0] = loaded[:, 0]
+    assert torch.equal(out, expect.reshape(-1))
+
+
+@triton.jit
+def gather_atomic_rank5_kernel(in_ptr, idx_ptr, out_ptr, D: tl.constexpr):
+    i = tl.arange(0, D * D * D * D * 2)
+    idx = tl.reshape(tl.load(idx_ptr + i), [D, D, D, D, 2])
+    x = tl.load(in_ptr + idx)
+    tl.atomic_add(out_ptr + tl.reshape(i, [D, D, D, D, 2]), x)
+
+
+def test_gather_and_atomic_rank5(gen):
+    src = torch.randn(64, generator=gen)
+    idx = torch.randint(0, 64, (32, ), generator=gen, dtype=torch.int32)
+    out = torch.ones(32)
+    gather_atomic_rank5_kernel[(1, )](src, idx, out, 2)
+    assert torch.equal(out, 1 + src[idx.long()])
+
+
+@triton.jit
+def join_rank4_kernel(a_ptr, b_ptr, out_ptr, D: tl.constexpr):
+    i = tl.arange(0, D * D * D * D)
+    a = tl.reshape(tl.load(a_ptr + i), [D, D, D, D])
+    b = tl.reshape(tl.load(b_ptr + i), [D, D, D, D])
+    j = tl.join(a, b)
+    tl.store(out_ptr + tl.arange(0, 2 * D * D * D * D), tl.reshape(j, [2 * D * D * D * D]))
+
+
+def test_join_rank4_halves(gen):
+    a, b = torch.randn(16, generator=gen), torch.randn(16, generator=gen)
+    out = torch.zeros(32)
+    join_rank4_kernel[(1, )](a, b, out, 2)
+    assert torch.equal(out, torch.stack([a, b], -1).reshape(-1))

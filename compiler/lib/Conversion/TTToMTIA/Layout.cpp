@@ -118,8 +118,6 @@ LogicalResult KernelLowering::lowerJoin(tt::JoinOp op) {
     return failure();
   auto srcType = cast<RankedTensorType>(op.getLhs().getType());
   SmallVector<int64_t> half(srcType.getShape());
-  if (half.size() + 1 > 4)
-    return unsupported(op, "results of rank above 4");
   Type elemType = tileElementType(srcType);
   if (!lhs->isTile() && !rhs->isTile()) {
     // Two uniform halves: compute nothing unless they differ.

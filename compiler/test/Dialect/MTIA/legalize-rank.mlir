@@ -39,8 +39,23 @@ func.func @reduce() {
 
 // -----
 
-func.func @dma(%a: i64, %s: i64) {
-  // expected-error @below {{a tile of rank 5 whose views do not collapse to the device's 4 dimensions}}
+// Gathers read and write dense tiles only: they become 1-D. DMA boxes keep
+// their rank (the device's boxes have 8 dimensions).
+// CHECK-LABEL: func.func @dense_and_dma
+// CHECK: mtia.gather_in {{.*}} shape = array<i64: 32>}
+// CHECK: mtia.dma_in {{.*}} shape = array<i64: 2, 2, 2, 2, 2>}
+func.func @dense_and_dma(%a: i64, %s: i64) {
   mtia.gather_in {addrCb = 0 : i64, cb = 1 : i64, elemType = f32, maskCb = -1 : i64, shape = array<i64: 2, 2, 2, 2, 2>}
+  mtia.dma_in %a strides(%s, %s, %s, %s, %s) valid(%s, %s, %s, %s, %s) {cb = 2 : i64, elemType = f32, shape = array<i64: 2, 2, 2, 2, 2>}
+  return
+}
+
+// -----
+
+// An atomic's address and mask tiles sit at the front of their CBs, so it
+// merges but is never split.
+func.func @atomic(%v: f32) {
+  // expected-error @below {{a tile of rank 6 whose views do not collapse to the device's 4 dimensions}}
+  mtia.atomic_rmw "FAdd" {addrCb = 0 : i64, cb = -1 : i64, elemType = f32, maskCb = -1 : i64, shape = array<i64: 2, 2, 2, 2, 2, 2>, srcs = [#mtia.view<cb = 1, elemType = f32, offset = 0, strides = 32, -16, 8, -4, 2, -1>]}
   return
 }

@@ -35,7 +35,7 @@ struct DmaOutcome {
   uint64_t badBytes = 0;    ///< its length
 };
 
-/// Whether `box` is well formed (rank 0..4, shape >= 0, valid <= shape; any
+/// Whether `box` is well formed (rank 0..kMaxBoxRank, shape >= 0, valid <= shape; any
 /// begin); the reason otherwise.
 const char *checkBox(const Box &box);
 

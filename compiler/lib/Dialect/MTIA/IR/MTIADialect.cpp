@@ -124,8 +124,9 @@ void mlir::triton_mtia::mtia::remapCbs(
 static LogicalResult verifyBox(Operation *op, ArrayRef<int64_t> shape,
                                size_t numStrides, size_t numValid,
                                size_t numBegin) {
-  if (shape.size() > 4)
-    return op->emitOpError("tiles have at most 4 dimensions");
+  // mtia::kMaxBoxRank of the device API.
+  if (shape.size() > 8)
+    return op->emitOpError("DMA boxes have at most 8 dimensions");
   if (numStrides != shape.size() || numValid != shape.size())
     return op->emitOpError("needs one stride and one valid extent per dimension");
   if (numBegin != 0 && numBegin != shape.size())

@@ -9,6 +9,12 @@
 // (a reduced or scanned axis merges with nothing). What is left above rank
 // 4 is split into one command per outer index.
 //
+// Commands that read and write only dense tiles (gathers, scatters, asserts)
+// become 1-D. Atomics and histograms read dense address, mask and count
+// tiles from the front of their CBs, which a split could not offset, so they
+// only merge. DMA boxes have kMaxBoxRank dimensions of their own (their
+// strides are run-time values that no compile-time merge could see through).
+//
 //===----------------------------------------------------------------------===//
 
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
@@ -24,6 +30,8 @@ using namespace mlir::triton_mtia::mtia;
 namespace {
 
 constexpr size_t kDeviceRank = 4;
+/// Dimensions of a DMA box (mtia::kMaxBoxRank of the device API).
+constexpr size_t kDeviceBoxRank = 8;
 /// Commands one source command may become (the kernel's code grows with it).
 constexpr int64_t kMaxChunks = 4096;
 
@@ -74,6 +82,13 @@ SmallVector<int64_t> collapse(ArrayRef<int64_t> shape,
   return dims;
 }
 
+int64_t product(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
 struct MTIALegalizeRank
     : public mlir::triton_mtia::mtia::impl::MTIALegalizeRankBase<MTIALegalizeRank> {
   using MTIALegalizeRankBase::MTIALegalizeRankBase;
@@ -98,10 +113,32 @@ struct MTIALegalizeRank
                              << kDeviceRank << " dimensions is not supported by the "
                              << "MTIA backend yet";
     };
+    MLIRContext *ctx = op->getContext();
+    if (isa<DmaInOp, DmaOutOp>(op)) {
+      if (shape.size() <= kDeviceBoxRank)
+        return success();
+      return op->emitError() << "a DMA of rank " << shape.size()
+                             << " is not supported by the MTIA backend (DMA boxes have "
+                             << kDeviceBoxRank << " dimensions)";
+    }
+    if (isa<GatherInOp, ScatterOutOp, AssertOp>(op)) {
+      op->setAttr("shape", DenseI64ArrayAttr::get(ctx, {product(shape)}));
+      return success();
+    }
     // The views the command reads, in order of its srcs.
     SmallVector<ViewAttr> views;
     ArrayAttr srcs;
-    if (auto se = dyn_cast<SeOp>(op)) {
+    bool splittable = true;
+    if (isa<AtomicRmwOp, AtomicCasOp>(op)) {
+      srcs = op->getAttrOfType<ArrayAttr>("srcs");
+      for (Attribute a : srcs)
+        if (auto v = dyn_cast<ViewAttr>(a))
+          views.push_back(v);
+      splittable = false;
+    } else if (auto hist = dyn_cast<SeHistogramOp>(op)) {
+      views.push_back(hist.getSrc());
+      splittable = false;
+    } else if (auto se = dyn_cast<SeOp>(op)) {
       srcs = se.getSrcs();
       for (Attribute a : srcs)
         if (auto v = dyn_cast<ViewAttr>(a))
@@ -128,12 +165,13 @@ struct MTIALegalizeRank
     size_t outer = dims.size() > kDeviceRank ? dims.size() - kDeviceRank : 0;
     if (axis >= 0 && static_cast<size_t>(axis) < outer)
       return fail();
+    if (outer > 0 && !splittable)
+      return fail();
     int64_t chunks = 1;
     for (size_t d = 0; d < outer; ++d)
       chunks *= dims[d];
     if (chunks > kMaxChunks)
       return fail();
-    MLIRContext *ctx = op->getContext();
     if (axis >= 0)
       op->setAttr("axis", IntegerAttr::get(IntegerType::get(ctx, 64),
                                            axis - static_cast<int64_t>(outer)));
@@ -155,12 +193,12 @@ struct MTIALegalizeRank
                              views[v].getOffset() + offsets[v], s.drop_front(outer));
       };
       Operation *chunk = c + 1 == chunks ? op : b.clone(*op);
-      if (auto se = dyn_cast<SeOp>(chunk)) {
+      if (srcs) {
         SmallVector<Attribute> newSrcs;
         size_t next = 0;
         for (Attribute a : srcs)
           newSrcs.push_back(isa<ViewAttr>(a) ? Attribute(rebuilt(next++)) : a);
-        se.setSrcsAttr(ArrayAttr::get(ctx, newSrcs));
+        chunk->setAttr("srcs", ArrayAttr::get(ctx, newSrcs));
       } else {
         chunk->setAttr("src", rebuilt(0));
       }
