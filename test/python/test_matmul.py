@@ -191,6 +191,19 @@ def batched_dot_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N:
     tl.store(c_ptr + rb * M * N + rm[None, :, None] * N + rn[None, None, :], tl.dot(a, b, bias))
 
 
+@triton.jit
+def batched_dot_acc_kernel(a_ptr, b_ptr, c_ptr, out_ptr, B: tl.constexpr, M: tl.constexpr,
+                           N: tl.constexpr, K: tl.constexpr):
+    rb = tl.arange(0, B)[:, None, None]
+    rm = tl.arange(0, M)[None, :, None]
+    rn = tl.arange(0, N)[None, None, :]
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rb * M * K + rm * K + rk[None, None, :])
+    b = tl.load(b_ptr + rb * K * N + rk[None, :, None] * N + rn)
+    c = tl.load(c_ptr + rb * M * N + rm * N + rn)
+    tl.store(out_ptr + rb * M * N + rm * N + rn, tl.dot(a, b, c))
+
+
 # ---------------------------------------------------------------------------
 # Tests
 # ---------------------------------------------------------------------------
@@ -256,6 +269,28 @@ def test_batched_dot(gen):
     batched_dot_kernel[(1, )](a, b, c, B=B, M=M, N=N, K=K)
     torch.testing.assert_close(c, torch.bmm(a.float(), b.float()) + 0.5)
     _check_dpe_busy()
+
+
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_dot_float64(trans_b, gen):
+    # The DPE has no f64: the dot is k fused multiply-adds on the SE.
+    M, N, K = 16, 32, 16
+    a = torch.randn(M, K, generator=gen, dtype=torch.float64)
+    b = torch.randn((N, K) if trans_b else (K, N), generator=gen, dtype=torch.float64)
+    c = torch.empty(M, N, dtype=torch.float64)
+    dot_variants_kernel[(1, )](a, b, c, M=M, N=N, K=K, TRANS_B=trans_b)
+    torch.testing.assert_close(c, a @ (b.t() if trans_b else b), rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("K", [1, 8])
+def test_batched_dot_float64_with_accumulator(K, gen):
+    B, M, N = 2, 8, 16
+    a = torch.randn(B, M, K, generator=gen, dtype=torch.float64)
+    b = torch.randn(B, K, N, generator=gen, dtype=torch.float64)
+    c = torch.randn(B, M, N, generator=gen, dtype=torch.float64)
+    out = torch.empty(B, M, N, dtype=torch.float64)
+    batched_dot_acc_kernel[(1, )](a, b, c, out, B=B, M=M, N=N, K=K)
+    torch.testing.assert_close(out, torch.baddbmm(c, a, b), rtol=1e-13, atol=1e-13)
 
 
 def test_persistent_matmul(gen):

@@ -5,7 +5,8 @@
 // and the accumulator `c` is either an immediate (a uniform value, normally
 // the zero of `tl.zeros`) or a view of its tile. In `acc = tl.dot(a, b, acc)`
 // inside a loop, `c` is the loop-carried CB, so the DPE accumulates in place
-// of an SE add.
+// of an SE add. f64 dots, which the DPE does not take, are a chain of SE
+// fused multiply-adds (lowerDotOnSimdEngine).
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +67,83 @@ static mtia::ViewAttr batchView(MLIRContext *ctx, const Lowered &l,
                              ArrayRef<int64_t>(l.strides).take_back(2));
 }
 
+/// A view of the [m, n] tile of batch `batch` of `l` (rank 2 or 3) whose
+/// element (i, j) is l[.., i, kk] (kAxis = 1: a column broadcast along n) or
+/// l[.., kk, j] (kAxis = 0: a row broadcast along m).
+static mtia::ViewAttr broadcastK(MLIRContext *ctx, const Lowered &l,
+                                 int64_t batch, int64_t kk, int kAxis) {
+  int64_t rank = l.shape.size();
+  int64_t offset = l.offset + (rank == 3 ? batch * l.strides[0] : 0);
+  int64_t rowStride = l.strides[rank - 2], colStride = l.strides[rank - 1];
+  if (kAxis == 1)
+    return mtia::ViewAttr::get(ctx, l.cb, l.elemType, offset + kk * colStride,
+                               ArrayRef<int64_t>{rowStride, 0});
+  return mtia::ViewAttr::get(ctx, l.cb, l.elemType, offset + kk * rowStride,
+                             ArrayRef<int64_t>{0, colStride});
+}
+
+/// d = a x b + c for operands the DPE does not multiply (f64): per batch, k
+/// fused multiply-adds over the [m, n] tile, acc = a[:, kk] * b[kk, :] +
+/// acc for kk = 0..k-1, in k order (the order of a GPU's FMA dot path).
+/// Partial sums ping-pong between two CBs of one tile each; the last step
+/// of each batch appends to the result, which makes the dense [batch, m, n].
+LogicalResult KernelLowering::lowerDotOnSimdEngine(tt::DotOp op) {
+  Location loc = op.getLoc();
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  auto dType = cast<RankedTensorType>(op.getD().getType());
+  Type elemType = dType.getElementType();
+  SmallVector<int64_t> dShape(dType.getShape());
+  int64_t rank = dShape.size();
+  int64_t batches = rank == 3 ? dShape[0] : 1;
+  int64_t m = dShape[rank - 2], n = dShape[rank - 1];
+  int64_t k = aType.getShape()[rank - 1];
+  SmallVector<std::pair<int64_t, int64_t>> temps;
+  auto input = [&](Value v) -> FailureOr<Lowered> {
+    auto l = tensor(v);
+    if (failed(l))
+      return failure();
+    if (l->isTile())
+      return *l;
+    SmallVector<int64_t> shape = shapeOf(v.getType());
+    return Lowered::tile(copyToNewTile(*l, elemType, shape, loc, &temps), elemType, shape);
+  };
+  auto a = input(op.getA());
+  if (failed(a))
+    return failure();
+  auto bIn = input(op.getB());
+  if (failed(bIn))
+    return failure();
+  auto c = tensor(op.getC());
+  if (failed(c))
+    return failure();
+  MLIRContext *ctx = b.getContext();
+  int64_t tileBytes = m * n * mtia::elementBytes(elemType);
+  int64_t partial[2] = {nextCb++, nextCb++};
+  int64_t resultCb = newResultTile(op.getD(), elemType, dShape, loc);
+  SmallVector<int64_t> tileShape = {m, n};
+  for (int64_t i = 0; i < batches; ++i) {
+    for (int64_t kk = 0; kk < k; ++kk) {
+      SmallVector<Value> imms;
+      Attribute acc;
+      if (kk > 0)
+        acc = mtia::ViewAttr::get(ctx, partial[(kk - 1) % 2], elemType, 0,
+                                  ArrayRef<int64_t>{n, 1});
+      else if (c->isTile())
+        acc = batchView(ctx, *c, i);
+      else
+        acc = sourceOf(*c, imms);
+      int64_t dst = kk + 1 == k ? resultCb : partial[kk % 2];
+      emitElementwise(loc, imms, "Fma", dst, elemType, tileShape,
+                      {broadcastK(ctx, *a, i, kk, 1), broadcastK(ctx, *bIn, i, kk, 0), acc});
+      if (kk > 0)
+        mtia::CbPopOp::create(b, loc, partial[(kk - 1) % 2], tileBytes);
+    }
+  }
+  for (auto [tmp, bytes] : temps)
+    mtia::CbPopOp::create(b, loc, tmp, bytes);
+  return success();
+}
+
 LogicalResult KernelLowering::lowerDot(tt::DotOp op) {
   Location loc = op.getLoc();
   auto aType = cast<RankedTensorType>(op.getA().getType());
@@ -76,6 +154,8 @@ LogicalResult KernelLowering::lowerDot(tt::DotOp op) {
     return unsupported(op, "dots of rank other than 2 or 3");
   Type aElem = aType.getElementType(), bElem = bType.getElementType();
   Type dElem = dType.getElementType();
+  if (aElem.isF64() && bElem.isF64() && dElem.isF64())
+    return lowerDotOnSimdEngine(op);
   Type accType = dpeAccType(aElem, bElem, b);
   if (!accType)
     return unsupported(op, "the DPE multiplies f16, bf16, f32 and fp8 (into "

@@ -157,6 +157,7 @@ private:
   LogicalResult lowerIf(scf::IfOp op);
   // Matrix and layout ops (Dot.cpp, Layout.cpp).
   LogicalResult lowerDot(tt::DotOp op);
+  LogicalResult lowerDotOnSimdEngine(tt::DotOp op);
   LogicalResult lowerTrans(tt::TransOp op);
   LogicalResult lowerReshape(tt::ReshapeOp op);
   LogicalResult lowerJoin(tt::JoinOp op);
