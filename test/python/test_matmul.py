@@ -204,6 +204,23 @@ def batched_dot_acc_kernel(a_ptr, b_ptr, c_ptr, out_ptr, B: tl.constexpr, M: tl.
     tl.store(out_ptr + rb * M * N + rm * N + rn, tl.dot(a, b, c))
 
 
+@triton.jit
+def dot_scaled_kernel(a_ptr, as_ptr, b_ptr, bs_ptr, out_ptr, sam, sak, sbk, sbn, AM: tl.constexpr,
+                      AK: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr, M: tl.constexpr,
+                      N: tl.constexpr, KS: tl.constexpr, AF: tl.constexpr, BF: tl.constexpr,
+                      AKP: tl.constexpr, BKP: tl.constexpr, HAS_AS: tl.constexpr):
+    a = tl.load(a_ptr + tl.arange(0, AM)[:, None] * sam + tl.arange(0, AK)[None, :] * sak)
+    b = tl.load(b_ptr + tl.arange(0, BK)[:, None] * sbk + tl.arange(0, BN)[None, :] * sbn)
+    ks = tl.arange(0, KS)
+    if HAS_AS:
+        sa = tl.load(as_ptr + tl.arange(0, M)[:, None] * KS + ks[None, :])
+    else:
+        sa = None
+    sb = tl.load(bs_ptr + tl.arange(0, N)[:, None] * KS + ks[None, :])
+    d = tl.dot_scaled(a, sa, AF, b, sb, BF, lhs_k_pack=AKP, rhs_k_pack=BKP)
+    tl.store(out_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], d)
+
+
 # ---------------------------------------------------------------------------
 # Tests
 # ---------------------------------------------------------------------------
@@ -291,6 +308,70 @@ def test_batched_dot_float64_with_accumulator(K, gen):
     out = torch.empty(B, M, N, dtype=torch.float64)
     batched_dot_acc_kernel[(1, )](a, b, c, out, B=B, M=M, N=N, K=K)
     torch.testing.assert_close(out, torch.baddbmm(c, a, b), rtol=1e-13, atol=1e-13)
+
+
+# The values of the 16 e2m1 codes (OCP MX): sign, 2-bit exponent, 1 mantissa bit.
+E2M1_VALUES = [0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6]
+
+
+def _mx_operand(fmt, shape, packed_dim, gen):
+    """An operand in `fmt` and its exact float64 value; e2m1 packs two codes
+    per byte along `packed_dim`, the low nibble first."""
+    if fmt == "e2m1":
+        packed_shape = list(shape)
+        packed_shape[packed_dim] //= 2
+        p = torch.randint(0, 256, packed_shape, generator=gen, dtype=torch.uint8)
+        table = torch.tensor(E2M1_VALUES, dtype=torch.float64)
+        lo, hi = table[(p & 15).long()], table[(p >> 4).long()]
+        return p, torch.stack([lo, hi], packed_dim + 1).flatten(packed_dim, packed_dim + 1)
+    dtype = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2, "bf16": torch.bfloat16,
+             "fp16": torch.float16}[fmt]
+    x = (torch.randn(shape, generator=gen) * 4).to(dtype)
+    return x, x.double()
+
+
+@pytest.mark.parametrize("a_fmt, b_fmt, a_k_pack, b_k_pack, a_scaled", [
+    ("e2m1", "e4m3", True, True, True),
+    ("e4m3", "e2m1", True, True, True),
+    ("e2m1", "e2m1", True, True, False),
+    ("e4m3", "e5m2", True, True, True),
+    ("e5m2", "bf16", True, True, True),
+    ("fp16", "e4m3", True, True, True),
+    ("e2m1", "e2m1", False, False, True),
+])
+def test_dot_scaled(a_fmt, b_fmt, a_k_pack, b_k_pack, a_scaled, gen):
+    # d = (a * 2^(sa - 127)) x (b * 2^(sb - 127)), one e8m0 scale per 32
+    # elements of K; exact products, so only the f32 sum rounds.
+    M, N, K = 32, 16, 128
+    a, A = _mx_operand(a_fmt, (M, K), 1 if a_k_pack else 0, gen)
+    b, B = _mx_operand(b_fmt, (K, N), 0 if b_k_pack else 1, gen)
+    sa = torch.randint(118, 134, (M, K // 32), generator=gen, dtype=torch.uint8)
+    sb = torch.randint(118, 134, (N, K // 32), generator=gen, dtype=torch.uint8)
+    if a_scaled:
+        A = A * torch.exp2(sa.double() - 127).repeat_interleave(32, 1)
+    B = B * torch.exp2(sb.double() - 127).repeat_interleave(32, 1).t()
+    out = torch.zeros(M, N)
+    dot_scaled_kernel[(1, )](a, sa, b, sb, out, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                             *a.shape, *b.shape, M, N, K // 32, a_fmt, b_fmt, a_k_pack, b_k_pack,
+                             a_scaled)
+    expect = A @ B
+    assert (out.double() - expect).abs().max() <= 1e-6 * expect.abs().max()
+    _check_dpe_busy()
+
+
+def test_dot_scaled_nan_scale(gen):
+    # The e8m0 code 255 is NaN: its row of the result is NaN, the rest not.
+    M, N, K = 16, 16, 64
+    a = torch.randint(0, 256, (M, K // 2), generator=gen, dtype=torch.uint8)
+    b = torch.randn(K, N, generator=gen).to(torch.float8_e4m3fn)
+    sa = torch.full((M, K // 32), 127, dtype=torch.uint8)
+    sa[3, 1] = 255
+    sb = torch.full((N, K // 32), 127, dtype=torch.uint8)
+    out = torch.zeros(M, N)
+    dot_scaled_kernel[(1, )](a, sa, b, sb, out, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                             *a.shape, *b.shape, M, N, K // 32, "e2m1", "e4m3", True, True, True)
+    assert out[3].isnan().all()
+    assert not out[torch.arange(M) != 3].isnan().any()
 
 
 def test_persistent_matmul(gen):

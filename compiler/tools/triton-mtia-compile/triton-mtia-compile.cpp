@@ -13,6 +13,7 @@
 
 #include "triton-mtia/Conversion/Passes.h"
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+#include "triton-mtia/Dialect/TT/Transforms/Passes.h"
 #include "triton-mtia/InitAllDialects.h"
 #include "triton-mtia/Support/SourceLocation.h"
 #include "triton-mtia/Target/Cpp/MTIAToCpp.h"
@@ -193,6 +194,7 @@ int main(int argc, char **argv) {
     lowering.dmaReport = dmaReport;
     lowering.poisonMaskedLoads = poisonMaskedLoads;
     lowering.rematerialize = rematerialize;
+    pm.addPass(triton_mtia::tt::createTTDecomposeDotScaled());
     pm.addPass(triton_mtia::createConvertTTToMTIA(lowering));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

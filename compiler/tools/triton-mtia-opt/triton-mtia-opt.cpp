@@ -7,6 +7,7 @@
 
 #include "triton-mtia/Conversion/Passes.h"
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+#include "triton-mtia/Dialect/TT/Transforms/Passes.h"
 #include "triton-mtia/InitAllDialects.h"
 #include "triton-mtia/Target/Cpp/MTIAToCpp.h"
 
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::triton_mtia::registerTritonMTIAConversionPasses();
   mlir::triton_mtia::mtia::registerTritonMTIATransformsPasses();
+  mlir::triton_mtia::tt::registerTritonMTIATTTransformsPasses();
   mlir::DialectRegistry registry;
   mlir::triton_mtia::registerAllDialects(registry);
   return mlir::asMainReturnCode(

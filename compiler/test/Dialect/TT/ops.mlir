@@ -82,6 +82,15 @@ tt.func public @compute(%x: tensor<64xf32>, %y: tensor<64xi32>, %f: f32) {
   tt.return
 }
 
+// CHECK-LABEL: tt.func public @dot_scaled
+tt.func public @dot_scaled(%a: tensor<16x32xi8>, %sa: tensor<16x2xi8>, %b: tensor<64x16xf8E4M3FN>, %sb: tensor<16x2xi8>, %c: tensor<16x16xf32>, %h: tensor<16x64xf16>) {
+  // CHECK: tt.dot_scaled %{{.*}} scale %{{.*}}, %{{.*}} scale %{{.*}}, %{{.*}} lhs = e2m1 rhs = e4m3 {fastMath = false} : tensor<16x32xi8>, tensor<16x2xi8> * tensor<64x16xf8E4M3FN>, tensor<16x2xi8> -> tensor<16x16xf32>
+  %d = tt.dot_scaled %a scale %sa, %b scale %sb, %c lhs = e2m1 rhs = e4m3 {fastMath = false} : tensor<16x32xi8>, tensor<16x2xi8> * tensor<64x16xf8E4M3FN>, tensor<16x2xi8> -> tensor<16x16xf32>
+  // CHECK: tt.dot_scaled %{{.*}}, %{{.*}} scale %{{.*}}, %{{.*}} lhs = fp16 rhs = e4m3 {fastMath = true, rhs_k_pack = false} : tensor<16x64xf16> * tensor<64x16xf8E4M3FN>, tensor<16x2xi8> -> tensor<16x16xf32>
+  %e = tt.dot_scaled %h, %b scale %sb, %c lhs = fp16 rhs = e4m3 {fastMath = true, rhs_k_pack = false} : tensor<16x64xf16> * tensor<64x16xf8E4M3FN>, tensor<16x2xi8> -> tensor<16x16xf32>
+  tt.return
+}
+
 // CHECK-LABEL: tt.func public @dot
 tt.func public @dot(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %c: tensor<32x32xf32>, %base: !tt.ptr<f32>) {
   // CHECK: tt.dot %{{.*}}, %{{.*}}, %{{.*}}, inputPrecision = tf32 : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>

@@ -275,6 +275,31 @@ def TT_DotOp : TT_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
   }];
 }
 
+def TT_DotScaledOp : TT_Op<"dot_scaled", [Pure, AttrSizedOperandSegments,
+                                           AllTypesMatch<["c", "d"]>]> {
+  let summary = "dot of microscaled operands (mxfp4 / mxfp8 with e8m0 scales)";
+  let description = [{
+    d = (a * scale(a_scale)) x (b * scale(b_scale)) + c. An e2m1 operand
+    holds two values per byte (low nibble first) along K, or along M / N
+    when its `k_pack` is false. A scale element covers K / (scale columns)
+    consecutive elements of K; an i8 scale s is 2^(s - 127) (e8m0).
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b, AnyRankedTensor:$c,
+                       Optional<AnyRankedTensor>:$a_scale,
+                       Optional<AnyRankedTensor>:$b_scale,
+                       TT_ScaleDotElemType:$a_elem_type,
+                       TT_ScaleDotElemType:$b_elem_type, BoolAttr:$fastMath,
+                       DefaultValuedAttr<BoolAttr, "true">:$lhs_k_pack,
+                       DefaultValuedAttr<BoolAttr, "true">:$rhs_k_pack);
+  let results = (outs AnyRankedTensor:$d);
+  let assemblyFormat = [{
+    $a (`scale` $a_scale^)? `,` $b (`scale` $b_scale^)? `,` $c
+    `lhs` `=` $a_elem_type `rhs` `=` $b_elem_type attr-dict
+    `:` type($a) (`,` type($a_scale)^)? `*` type($b) (`,` type($b_scale)^)?
+    `->` type($d)
+  }];
+}
+
 def TT_ReduceOp : TT_Op<"reduce", [Pure, SingleBlock]> {
   let summary = "reduction along an axis with a combine region";
   let arguments = (ins Variadic<AnyRankedTensor>:$srcs, I32Attr:$axis);

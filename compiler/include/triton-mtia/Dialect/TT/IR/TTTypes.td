@@ -96,6 +96,15 @@ def TT_PropagateNan : I32EnumAttr<"PropagateNan", "NaN propagation of clampf", [
   let cppNamespace = "::mlir::triton_mtia::tt";
 }
 
+def TT_ScaleDotElemType : I32EnumAttr<"ScaleDotElemType",
+    "element format of a tt.dot_scaled operand", [
+    I32EnumAttrCase<"E4M3", 0, "e4m3">, I32EnumAttrCase<"E5M2", 1, "e5m2">,
+    I32EnumAttrCase<"E2M3", 2, "e2m3">, I32EnumAttrCase<"E3M2", 3, "e3m2">,
+    I32EnumAttrCase<"E2M1", 4, "e2m1">, I32EnumAttrCase<"BF16", 5, "bf16">,
+    I32EnumAttrCase<"FP16", 6, "fp16">]> {
+  let cppNamespace = "::mlir::triton_mtia::tt";
+}
+
 def TT_RoundingMode : I32EnumAttr<"RoundingMode", "float rounding mode", [
     I32EnumAttrCase<"RTZ", 0, "rtz">, I32EnumAttrCase<"RTNE", 1, "rtne">]> {
   let cppNamespace = "::mlir::triton_mtia::tt";

@@ -1,0 +1,30 @@
+//===- Passes.td - Transformations of the tt ingest dialect -*- tablegen -*-===//
+//
+// Rewrites within Triton IR that bring it to what the lowering to the mtia
+// dialect takes: the ingest stage of the pipeline (docs/compiler.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRITON_MTIA_TT_PASSES
+#define TRITON_MTIA_TT_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TTDecomposeDotScaled : Pass<"tt-decompose-dot-scaled", "::mlir::ModuleOp"> {
+  let summary = "Rewrite tt.dot_scaled as a tt.dot of scaled bf16 (or f32) operands";
+  let description = [{
+    The DPE multiplies 16-bit floats, f32, fp8 and i8, not microscaled
+    operands. Each operand of a tt.dot_scaled is decoded to f32 (e2m1
+    nibbles from their bit fields, fp8 and 16-bit floats by extension),
+    multiplied by its scale broadcast over the K group the scale covers (an
+    e8m0 byte s is exactly 2^(s - 127), with 255 NaN; an fp8 scale is its
+    value), and rounded to bf16, which holds every scaled e2m1, fp8 and bf16
+    value exactly in its normal range. When an operand is fp16, whose
+    10-bit mantissa bf16 would cut, both stay f32. One tt.dot with f32
+    accumulation follows: exact products summed in f32, the semantics of
+    hardware MX dot products.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+#endif // TRITON_MTIA_TT_PASSES
