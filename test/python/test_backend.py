@@ -109,19 +109,19 @@ def test_unknown_libdevice_name_is_named():
 
 
 @triton.jit
-def libdevice_clz_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+def libdevice_jn_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offsets = tl.arange(0, BLOCK)
-    tl.store(out_ptr + offsets, libdevice.clz(tl.load(x_ptr + offsets)))
+    tl.store(out_ptr + offsets, libdevice.jn(2, tl.load(x_ptr + offsets)))
 
 
 def test_unsupported_libdevice_function_fails_at_its_call():
     # Every upstream name exists (importing one must not break a module's
     # other kernels); calling an unsupported one names it and the source line.
     from triton_mtia.language import libdevice as mtia_libdevice
-    assert "clz" in mtia_libdevice.UNSUPPORTED
-    with pytest.raises(triton.CompilationError, match="libdevice.clz is not supported by the MTIA backend") as info:
-        _ttir(libdevice_clz_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "BLOCK": "constexpr"}, {"BLOCK": 64})
-    assert "libdevice.clz(tl.load" in str(info.value)
+    assert set(mtia_libdevice.UNSUPPORTED) == {"jn", "yn", "rcp64h"}
+    with pytest.raises(triton.CompilationError, match="libdevice.jn is not supported by the MTIA backend") as info:
+        _ttir(libdevice_jn_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "BLOCK": "constexpr"}, {"BLOCK": 64})
+    assert "libdevice.jn(2, tl.load" in str(info.value)
 
 
 # ----------------------------------------------------------------------------- launcher

@@ -11,9 +11,11 @@ compiled for MTIA, Triton's frontend replaces `triton.language.extra.libdevice`
   float type: the operand type tells the compiler which variant to emit.
   GPU spellings of the same function (`fast_expf`, `sqrt_rn`, ...) are aliases.
 * **Composed functions**: written here with core Triton ops (floor, ceil,
-  abs, where, bit casts, ...), only where the composition is exact or within
-  a few ulp of the correctly rounded result (`trunc`, `round`, `rint`,
-  `isnan`, `copysign`, `hypot`, `log10`, `tan`, ...).
+  abs, where, bit casts, shifts, ...), only where the composition is exact or
+  within a few ulp of the correctly rounded result (`trunc`, `round`, `rint`,
+  `isnan`, `copysign`, `hypot`, `log10`, `tan`, ...; the integer bit tricks
+  `clz`, `popc`, `brev`, `mulhi`, ...; float <-> integer conversions in every
+  rounding mode; fp32 arithmetic in directed rounding).
 * **Vector-core functions** (`_VECTOR_CORE`): math the SE has no lookup
   table for and no accurate composition covers (`log1p` near 0, `expm1`,
   `sinh`, `atan`, `erfinv`, Bessel functions, ...). They emit
@@ -23,9 +25,9 @@ compiled for MTIA, Triton's frontend replaces `triton.language.extra.libdevice`
   lowered yet (`erfcinv`, `normcdf`, ...): the compiler reports
   "library function '__mtia_<name>'" at the kernel's source line.
 
-Any other name of upstream libdevice (integer bit tricks, directed rounding
-modes) is defined too, so that a module importing it still compiles its other
-kernels; calling it fails at the call's source line with a message naming it.
+The other names of upstream libdevice (`jn`, `yn`, `rcp64h`) are defined
+too, so that a module importing one still compiles its other kernels;
+calling one fails at the call's source line with a message naming it.
 """
 
 import triton
@@ -576,7 +578,603 @@ def uint2float_ru(arg0):
     return _f32_directed(arg0.to(tl.float64), 0.0, "ru")
 
 
-DIRECTED = ("add_rz", "add_rd", "add_ru", "sub_rz", "sub_rd", "sub_ru", "mul_rz", "mul_rd", "mul_ru", "div_rz", "div_rd", "div_ru", "rcp_rz", "rcp_rd", "rcp_ru", "sqrt_rz", "sqrt_rd", "sqrt_ru", "double2float_rz", "double2float_rd", "double2float_ru", "int2float_rz", "int2float_rd", "int2float_ru", "uint2float_rz", "uint2float_rd", "uint2float_ru")
+@triton.jit
+def fma_rz(arg0, arg1, arg2):
+    tl.static_assert(arg0.dtype == tl.float32, "libdevice.fma_rz is supported on fp32 only by the MTIA backend")
+    return _fma_f32(arg0, arg1, arg2, "rz")
+
+
+@triton.jit
+def fma_rd(arg0, arg1, arg2):
+    tl.static_assert(arg0.dtype == tl.float32, "libdevice.fma_rd is supported on fp32 only by the MTIA backend")
+    return _fma_f32(arg0, arg1, arg2, "rd")
+
+
+@triton.jit
+def fma_ru(arg0, arg1, arg2):
+    tl.static_assert(arg0.dtype == tl.float32, "libdevice.fma_ru is supported on fp32 only by the MTIA backend")
+    return _fma_f32(arg0, arg1, arg2, "ru")
+
+
+@triton.jit
+def _fma_f32(a, b, c, MODE: tl.constexpr):
+    # a * b is exact in a double (48 bits); TwoSum makes the sum with c exact.
+    x = a.to(tl.float64) * b.to(tl.float64)
+    y = c.to(tl.float64)
+    s = x + y
+    bb = s - x
+    err = (x - (s - bb)) + (y - bb)
+    return _f32_directed(s, err, MODE)
+
+
+@triton.jit
+def _int64_to_f32_directed(arg0, UNSIGNED: tl.constexpr, MODE: tl.constexpr):
+    # hi + lo is the integer exactly: hi its nearest double, lo the (small,
+    # exact) integer remainder, taken at 2^63 (2^64) apart where hi rounded
+    # up past the integer range.
+    hi = arg0.to(tl.float64)
+    if UNSIGNED:
+        top = hi >= 18446744073709551616.0
+        back = tl.where(top, 0, hi).to(tl.uint64)
+        rem = (arg0 - back).to(tl.int64, bitcast=True)
+    else:
+        top = hi >= 9223372036854775808.0
+        back = tl.where(top, 0, hi).to(tl.int64)
+        rem = tl.where(top, arg0 + (-9223372036854775807 - 1), arg0 - back)
+        hi = tl.where(top, 9223372036854775808.0, hi)
+    return _f32_directed(hi, rem.to(tl.float64), MODE)
+
+
+@triton.jit
+def _int64_to_f64_directed(arg0, UNSIGNED: tl.constexpr, MODE: tl.constexpr):
+    d = arg0.to(tl.float64)
+    if UNSIGNED:
+        top = d >= 18446744073709551616.0
+        back = tl.where(top, 0, d).to(tl.uint64)
+        rem = (arg0 - back).to(tl.int64, bitcast=True)
+    else:
+        top = d >= 9223372036854775808.0
+        back = tl.where(top, 0, d).to(tl.int64)
+        rem = tl.where(top, arg0 + (-9223372036854775807 - 1), arg0 - back)
+    # d - x: positive when d rounded away from the integer upward.
+    above = rem < 0
+    below = rem > 0
+    bits = d.to(tl.int64, bitcast=True)
+    if MODE == "rz":
+        d = tl.where((above & (d > 0)) | (below & (d < 0)), (bits - 1).to(tl.float64, bitcast=True), d)
+    elif MODE == "rd":
+        down = tl.where(d > 0, bits - 1, bits + 1)
+        d = tl.where(above, down.to(tl.float64, bitcast=True), d)
+    else:
+        up = tl.where(d > 0, bits + 1, bits - 1)
+        d = tl.where(below, up.to(tl.float64, bitcast=True), d)
+    return d
+
+
+@triton.jit
+def ll2float_rn(arg0):
+    return arg0.to(tl.float32)
+
+
+@triton.jit
+def ll2float_rz(arg0):
+    return _int64_to_f32_directed(arg0, False, "rz")
+
+
+@triton.jit
+def ll2float_rd(arg0):
+    return _int64_to_f32_directed(arg0, False, "rd")
+
+
+@triton.jit
+def ll2float_ru(arg0):
+    return _int64_to_f32_directed(arg0, False, "ru")
+
+
+@triton.jit
+def ull2float_rn(arg0):
+    return arg0.to(tl.float32)
+
+
+@triton.jit
+def ull2float_rz(arg0):
+    return _int64_to_f32_directed(arg0, True, "rz")
+
+
+@triton.jit
+def ull2float_rd(arg0):
+    return _int64_to_f32_directed(arg0, True, "rd")
+
+
+@triton.jit
+def ull2float_ru(arg0):
+    return _int64_to_f32_directed(arg0, True, "ru")
+
+
+@triton.jit
+def ll2double_rn(arg0):
+    return arg0.to(tl.float64)
+
+
+@triton.jit
+def ll2double_rz(arg0):
+    return _int64_to_f64_directed(arg0, False, "rz")
+
+
+@triton.jit
+def ll2double_rd(arg0):
+    return _int64_to_f64_directed(arg0, False, "rd")
+
+
+@triton.jit
+def ll2double_ru(arg0):
+    return _int64_to_f64_directed(arg0, False, "ru")
+
+
+@triton.jit
+def ull2double_rn(arg0):
+    return arg0.to(tl.float64)
+
+
+@triton.jit
+def ull2double_rz(arg0):
+    return _int64_to_f64_directed(arg0, True, "rz")
+
+
+@triton.jit
+def ull2double_rd(arg0):
+    return _int64_to_f64_directed(arg0, True, "rd")
+
+
+@triton.jit
+def ull2double_ru(arg0):
+    return _int64_to_f64_directed(arg0, True, "ru")
+
+
+@triton.jit
+def uint2float_rn(arg0):
+    return arg0.to(tl.float32)
+
+
+@triton.jit
+def int2double_rn(arg0):
+    return arg0.to(tl.float64)
+
+
+@triton.jit
+def uint2double_rn(arg0):
+    return arg0.to(tl.float64)
+
+
+# Float -> integer in a rounding mode: round to an integral float first, then
+# convert (which is then exact wherever the result is in range).
+
+
+@triton.jit
+def _rounded(arg0, MODE: tl.constexpr):
+    if MODE == "rn":
+        return rint(arg0)
+    elif MODE == "rz":
+        return trunc(arg0)
+    elif MODE == "rd":
+        return tl.floor(arg0)
+    else:
+        return tl.ceil(arg0)
+
+
+@triton.jit
+def float2int_rn(arg0):
+    return _rounded(arg0, "rn").to(tl.int32)
+
+
+@triton.jit
+def float2int_rd(arg0):
+    return _rounded(arg0, "rd").to(tl.int32)
+
+
+@triton.jit
+def float2int_ru(arg0):
+    return _rounded(arg0, "ru").to(tl.int32)
+
+
+@triton.jit
+def float2uint_rn(arg0):
+    return _rounded(arg0, "rn").to(tl.uint32)
+
+
+@triton.jit
+def float2uint_rz(arg0):
+    return _rounded(arg0, "rz").to(tl.uint32)
+
+
+@triton.jit
+def float2uint_rd(arg0):
+    return _rounded(arg0, "rd").to(tl.uint32)
+
+
+@triton.jit
+def float2uint_ru(arg0):
+    return _rounded(arg0, "ru").to(tl.uint32)
+
+
+@triton.jit
+def double2int_rn(arg0):
+    return _rounded(arg0, "rn").to(tl.int32)
+
+
+@triton.jit
+def double2int_rz(arg0):
+    return _rounded(arg0, "rz").to(tl.int32)
+
+
+@triton.jit
+def double2int_rd(arg0):
+    return _rounded(arg0, "rd").to(tl.int32)
+
+
+@triton.jit
+def double2int_ru(arg0):
+    return _rounded(arg0, "ru").to(tl.int32)
+
+
+@triton.jit
+def double2uint_rn(arg0):
+    return _rounded(arg0, "rn").to(tl.uint32)
+
+
+@triton.jit
+def double2uint_rz(arg0):
+    return _rounded(arg0, "rz").to(tl.uint32)
+
+
+@triton.jit
+def double2uint_rd(arg0):
+    return _rounded(arg0, "rd").to(tl.uint32)
+
+
+@triton.jit
+def double2uint_ru(arg0):
+    return _rounded(arg0, "ru").to(tl.uint32)
+
+
+@triton.jit
+def float2ll_rn(arg0):
+    return _rounded(arg0, "rn").to(tl.int64)
+
+
+@triton.jit
+def float2ll_rz(arg0):
+    return _rounded(arg0, "rz").to(tl.int64)
+
+
+@triton.jit
+def float2ll_rd(arg0):
+    return _rounded(arg0, "rd").to(tl.int64)
+
+
+@triton.jit
+def float2ll_ru(arg0):
+    return _rounded(arg0, "ru").to(tl.int64)
+
+
+@triton.jit
+def float2ull_rn(arg0):
+    return _rounded(arg0, "rn").to(tl.uint64)
+
+
+@triton.jit
+def float2ull_rz(arg0):
+    return _rounded(arg0, "rz").to(tl.uint64)
+
+
+@triton.jit
+def float2ull_rd(arg0):
+    return _rounded(arg0, "rd").to(tl.uint64)
+
+
+@triton.jit
+def float2ull_ru(arg0):
+    return _rounded(arg0, "ru").to(tl.uint64)
+
+
+@triton.jit
+def double2ll_rn(arg0):
+    return _rounded(arg0, "rn").to(tl.int64)
+
+
+@triton.jit
+def double2ll_rz(arg0):
+    return _rounded(arg0, "rz").to(tl.int64)
+
+
+@triton.jit
+def double2ll_rd(arg0):
+    return _rounded(arg0, "rd").to(tl.int64)
+
+
+@triton.jit
+def double2ll_ru(arg0):
+    return _rounded(arg0, "ru").to(tl.int64)
+
+
+@triton.jit
+def double2ull_rn(arg0):
+    return _rounded(arg0, "rn").to(tl.uint64)
+
+
+@triton.jit
+def double2ull_rz(arg0):
+    return _rounded(arg0, "rz").to(tl.uint64)
+
+
+@triton.jit
+def double2ull_rd(arg0):
+    return _rounded(arg0, "rd").to(tl.uint64)
+
+
+@triton.jit
+def double2ull_ru(arg0):
+    return _rounded(arg0, "ru").to(tl.uint64)
+
+
+@triton.jit
+def llrint(arg0):
+    return rint(arg0).to(tl.int64)
+
+
+@triton.jit
+def llround(arg0):
+    return round(arg0).to(tl.int64)
+
+
+@triton.jit
+def hiloint2double(arg0, arg1):
+    bits = (arg0.to(tl.int64) << 32) | (arg1.to(tl.uint32, bitcast=True).to(tl.int64))
+    return bits.to(tl.float64, bitcast=True)
+
+
+@triton.jit
+def double2loint(arg0):
+    return arg0.to(tl.int64, bitcast=True).to(tl.int32)
+
+
+@triton.jit
+def double2hiint(arg0):
+    return (arg0.to(tl.int64, bitcast=True) >> 32).to(tl.int32)
+
+
+# ---------------------------------------------------------------------------
+# Integer bit tricks, from shifts, masks and selects on the SE (CUDA's
+# __clz, __popc, __brev, __ffs, __byte_perm, __mulhi, __mul24, __hadd,
+# __rhadd, __sad). Signed inputs are read as their unsigned bits.
+
+
+@triton.jit
+def clz(arg0):
+    if arg0.dtype.primitive_bitwidth == 64:
+        x = arg0.to(tl.uint64, bitcast=True)
+        n = tl.zeros_like(x).to(tl.int32)
+        c = x <= 0xFFFFFFFF
+        n += tl.where(c, 32, 0)
+        x = tl.where(c, x << 32, x)
+        c = x <= 0xFFFFFFFFFFFF
+        n += tl.where(c, 16, 0)
+        x = tl.where(c, x << 16, x)
+        c = x <= 0xFFFFFFFFFFFFFF
+        n += tl.where(c, 8, 0)
+        x = tl.where(c, x << 8, x)
+        c = x <= 0xFFFFFFFFFFFFFFF
+        n += tl.where(c, 4, 0)
+        x = tl.where(c, x << 4, x)
+        c = x <= 0x3FFFFFFFFFFFFFFF
+        n += tl.where(c, 2, 0)
+        x = tl.where(c, x << 2, x)
+        n += tl.where(x <= 0x7FFFFFFFFFFFFFFF, 1, 0)
+        return tl.where(arg0 == 0, 64, n)
+    else:
+        x = arg0.to(tl.uint32, bitcast=True)
+        n = tl.zeros_like(x).to(tl.int32)
+        c = x <= 0xFFFF
+        n += tl.where(c, 16, 0)
+        x = tl.where(c, x << 16, x)
+        c = x <= 0xFFFFFF
+        n += tl.where(c, 8, 0)
+        x = tl.where(c, x << 8, x)
+        c = x <= 0xFFFFFFF
+        n += tl.where(c, 4, 0)
+        x = tl.where(c, x << 4, x)
+        c = x <= 0x3FFFFFFF
+        n += tl.where(c, 2, 0)
+        x = tl.where(c, x << 2, x)
+        n += tl.where(x <= 0x7FFFFFFF, 1, 0)
+        return tl.where(arg0 == 0, 32, n)
+
+
+@triton.jit
+def popc(arg0):
+    if arg0.dtype.primitive_bitwidth == 64:
+        x = arg0.to(tl.uint64, bitcast=True)
+        x = x - ((x >> 1) & 0x5555555555555555)
+        x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+        return ((x * 0x0101010101010101) >> 56).to(tl.int32)
+    else:
+        x = arg0.to(tl.uint32, bitcast=True)
+        x = x - ((x >> 1) & 0x55555555)
+        x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+        x = (x + (x >> 4)) & 0x0F0F0F0F
+        return ((x * 0x01010101) >> 24).to(tl.int32, bitcast=True)
+
+
+@triton.jit
+def brev(arg0):
+    if arg0.dtype.primitive_bitwidth == 64:
+        x = arg0.to(tl.uint64, bitcast=True)
+        x = ((x >> 1) & 0x5555555555555555) | ((x & 0x5555555555555555) << 1)
+        x = ((x >> 2) & 0x3333333333333333) | ((x & 0x3333333333333333) << 2)
+        x = ((x >> 4) & 0x0F0F0F0F0F0F0F0F) | ((x & 0x0F0F0F0F0F0F0F0F) << 4)
+        x = ((x >> 8) & 0x00FF00FF00FF00FF) | ((x & 0x00FF00FF00FF00FF) << 8)
+        x = ((x >> 16) & 0x0000FFFF0000FFFF) | ((x & 0x0000FFFF0000FFFF) << 16)
+        x = (x >> 32) | (x << 32)
+        return x.to(tl.int64, bitcast=True)
+    else:
+        x = arg0.to(tl.uint32, bitcast=True)
+        x = ((x >> 1) & 0x55555555) | ((x & 0x55555555) << 1)
+        x = ((x >> 2) & 0x33333333) | ((x & 0x33333333) << 2)
+        x = ((x >> 4) & 0x0F0F0F0F) | ((x & 0x0F0F0F0F) << 4)
+        x = ((x >> 8) & 0x00FF00FF) | ((x & 0x00FF00FF) << 8)
+        x = (x >> 16) | (x << 16)
+        return x.to(tl.int32, bitcast=True)
+
+
+@triton.jit
+def ffs(arg0):
+    # The lowest set bit alone is x & -x; its position is width - 1 - clz.
+    low = arg0 & (0 - arg0)
+    width: tl.constexpr = arg0.dtype.primitive_bitwidth
+    return tl.where(arg0 == 0, 0, width - clz(low))
+
+
+@triton.jit
+def byte_perm(arg0, arg1, arg2):
+    # Byte i of the result is byte (arg2 >> 4i) & 7 of the 8 bytes arg1:arg0.
+    x = arg0.to(tl.uint32, bitcast=True)
+    y = arg1.to(tl.uint32, bitcast=True)
+    s = arg2.to(tl.uint32, bitcast=True)
+    r = tl.zeros_like(x)
+    for i in tl.static_range(4):
+        sel = (s >> (4 * i)) & 7
+        byte = tl.where(sel < 4, x >> ((sel & 3) * 8), y >> ((sel & 3) * 8)) & 0xFF
+        r = r | (byte << (8 * i))
+    return r.to(tl.int32, bitcast=True)
+
+
+@triton.jit
+def _umulhi64(a, b):
+    # The high 64 bits of a 128-bit product, from 32-bit halves.
+    a0 = a & 0xFFFFFFFF
+    a1 = a >> 32
+    b0 = b & 0xFFFFFFFF
+    b1 = b >> 32
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    p11 = a1 * b1
+    mid = (p00 >> 32) + (p01 & 0xFFFFFFFF) + (p10 & 0xFFFFFFFF)
+    return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)
+
+
+@triton.jit
+def mulhi(arg0, arg1):
+    if arg0.dtype == tl.int64:
+        a = arg0.to(tl.uint64, bitcast=True)
+        b = arg1.to(tl.uint64, bitcast=True)
+        hi = _umulhi64(a, b)
+        # Signed: subtract b where a < 0 and a where b < 0 (mod 2^64).
+        hi = hi - tl.where(arg0 < 0, b, 0) - tl.where(arg1 < 0, a, 0)
+        return hi.to(tl.int64, bitcast=True)
+    elif arg0.dtype == tl.uint64:
+        return _umulhi64(arg0, arg1)
+    elif arg0.dtype == tl.uint32:
+        return ((arg0.to(tl.uint64) * arg1.to(tl.uint64)) >> 32).to(tl.uint32)
+    else:
+        return ((arg0.to(tl.int64) * arg1.to(tl.int64)) >> 32).to(tl.int32)
+
+
+@triton.jit
+def mul24(arg0, arg1):
+    # The low 32 bits of the product of the low 24 bits (sign-extended for
+    # signed inputs).
+    if arg0.dtype == tl.uint32:
+        return (arg0 & 0xFFFFFF) * (arg1 & 0xFFFFFF)
+    else:
+        a = (arg0 << 8) >> 8
+        b = (arg1 << 8) >> 8
+        return (a.to(tl.int64) * b.to(tl.int64)).to(tl.int32)
+
+
+@triton.jit
+def hadd(arg0, arg1):
+    # floor((x + y) / 2) without the sum's overflow.
+    return (arg0 & arg1) + ((arg0 ^ arg1) >> 1)
+
+
+@triton.jit
+def rhadd(arg0, arg1):
+    # ceil((x + y) / 2) without the sum's overflow.
+    return (arg0 | arg1) - ((arg0 ^ arg1) >> 1)
+
+
+@triton.jit
+def sad(arg0, arg1, arg2):
+    # |x - y| + z, modulo 2^32.
+    d = arg0.to(tl.int64) - arg1.to(tl.int64)
+    d = tl.where(d < 0, -d, d)
+    r = (d + arg2.to(tl.int64)).to(tl.uint32)
+    if arg0.dtype == tl.uint32:
+        return r
+    else:
+        return r.to(tl.int32, bitcast=True)
+
+
+@triton.jit
+def scalbn(arg0, arg1):
+    return ldexp(arg0, arg1)
+
+
+@triton.jit
+def rhypot(arg0, arg1):
+    return 1.0 / hypot(arg0, arg1)
+
+
+@triton.jit
+def norm3d(arg0, arg1, arg2):
+    # Scaled by the largest magnitude (hypot's way); an infinity wins over NaN.
+    a = tl.abs(arg0)
+    b = tl.abs(arg1)
+    c = tl.abs(arg2)
+    big = tl.maximum(tl.maximum(a, b), c)
+    safe = tl.where(big == 0, 1.0, big)
+    x = a / safe
+    y = b / safe
+    z = c / safe
+    result = big * tl.sqrt(x * x + y * y + z * z)
+    result = tl.where((arg0 != arg0) | (arg1 != arg1) | (arg2 != arg2), arg0 + arg1 + arg2, result)
+    return tl.where((a == float("inf")) | (b == float("inf")) | (c == float("inf")), float("inf"), result)
+
+
+@triton.jit
+def rnorm3d(arg0, arg1, arg2):
+    return 1.0 / norm3d(arg0, arg1, arg2)
+
+
+@triton.jit
+def norm4d(arg0, arg1, arg2, arg3):
+    a = tl.abs(arg0)
+    b = tl.abs(arg1)
+    c = tl.abs(arg2)
+    d = tl.abs(arg3)
+    big = tl.maximum(tl.maximum(a, b), tl.maximum(c, d))
+    safe = tl.where(big == 0, 1.0, big)
+    x = a / safe
+    y = b / safe
+    z = c / safe
+    w = d / safe
+    result = big * tl.sqrt(x * x + y * y + z * z + w * w)
+    nan = (arg0 != arg0) | (arg1 != arg1) | (arg2 != arg2) | (arg3 != arg3)
+    result = tl.where(nan, arg0 + arg1 + arg2 + arg3, result)
+    inf = (a == float("inf")) | (b == float("inf")) | (c == float("inf")) | (d == float("inf"))
+    return tl.where(inf, float("inf"), result)
+
+
+@triton.jit
+def rnorm4d(arg0, arg1, arg2, arg3):
+    return 1.0 / norm4d(arg0, arg1, arg2, arg3)
+
+
+DIRECTED = ("fma_rz", "fma_rd", "fma_ru", "ll2float_rz", "ll2float_rd", "ll2float_ru", "ull2float_rz",
+            "ull2float_rd", "ull2float_ru", "ll2double_rz", "ll2double_rd", "ll2double_ru", "ull2double_rz",
+            "ull2double_rd", "ull2double_ru", "add_rz", "add_rd", "add_ru", "sub_rz", "sub_rd", "sub_ru", "mul_rz", "mul_rd", "mul_ru", "div_rz", "div_rd", "div_ru", "rcp_rz", "rcp_rd", "rcp_ru", "sqrt_rz", "sqrt_rd", "sqrt_ru", "double2float_rz", "double2float_rd", "double2float_ru", "int2float_rz", "int2float_rd", "int2float_ru", "uint2float_rz", "uint2float_rd", "uint2float_ru")
 
 #: Functions composed above (for the docs and the tests).
 COMPOSED = ("abs", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "isnan", "isinf", "finitef",
@@ -584,7 +1182,14 @@ COMPOSED = ("abs", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "isna
             "fast_dividef", "rcp_rn", "fmod", "fdim", "hypot", "log10", "sin", "cos", "fast_sinf", "fast_cosf",
             "tan", "fast_tanf", "cosh", "saturatef", "ilogb", "ldexp", "float_as_int", "int_as_float", "float_as_uint",
             "uint_as_float", "double_as_longlong", "longlong_as_double", "float2int_rz", "int2float_rn",
-            "double2float_rn")
+            "double2float_rn", "ll2float_rn", "ull2float_rn", "ll2double_rn", "ull2double_rn", "uint2float_rn",
+            "int2double_rn", "uint2double_rn", "llrint", "llround", "hiloint2double", "double2loint",
+            "double2hiint", "scalbn", "rhypot", "norm3d", "rnorm3d", "norm4d", "rnorm4d") + tuple(
+                f"{src}2{dst}_{mode}" for src in ("float", "double") for dst in ("int", "uint", "ll", "ull")
+                for mode in ("rn", "rz", "rd", "ru") if f"{src}2{dst}_{mode}" != "float2int_rz")
+
+#: Integer bit tricks composed above.
+BIT_TRICKS = ("clz", "popc", "brev", "ffs", "byte_perm", "mulhi", "mul24", "hadd", "rhadd", "sad")
 SE_FUNCTIONS = tuple(_SE) + tuple(_SE_ALIASES)
 VECTOR_CORE_FUNCTIONS = tuple(_VECTOR_CORE)
 PENDING = tuple(_PENDING)
