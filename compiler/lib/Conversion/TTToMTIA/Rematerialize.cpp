@@ -3,8 +3,10 @@
 // A PE has 15 circular buffers, and every tile that is live holds one. When a
 // kernel keeps more tiles alive than that - Inductor's max_pool2d keeps the
 // nine window values for the max and again for the argmax index; bicubic
-// interpolation keeps its sixteen taps and eight weights - the lowering's
-// first attempt fails in mtia-assign-cbs. The compiler then lowers the
+// interpolation keeps its sixteen taps and eight weights - and stacking
+// tiles in one CB cannot absorb it (mtia-assign-cbs stacks only tiles read
+// through views, whose whole life is in one block), the lowering's first
+// attempt fails in mtia-assign-cbs. The compiler then lowers the
 // kernel again after this rewrite, in increasing strengths until one fits:
 // a load moves down to its first use, and every later use gets its own copy
 // of it; then tiles computed by pure, region-free ops are recomputed too,

@@ -9,7 +9,10 @@ def MTIAAssignCBs : Pass<"mtia-assign-cbs", "::mlir::func::FuncOp"> {
   let summary = "Map virtual circular buffers onto the PE's physical CBs";
   let description = [{
     Virtual CBs whose live ranges do not overlap share a physical CB (FIFO
-    order keeps them apart). Each physical CB gets a capacity of
+    order keeps them apart). When more overlap than there are CBs, tiles
+    read only through views, whose whole life is in one block, are stacked
+    in one CB behind each other, their views offset by the bytes in front
+    of them (AssignCBs.cpp). Each physical CB gets a capacity of
     `multiplier` x its largest outstanding bytes, the multiplier being the
     largest in {2, 1} for which everything fits in local memory (double
     buffering lets the producer of the next tile run ahead). The capacities

@@ -1,0 +1,83 @@
+"""Kernels that keep more tiles alive than a PE has circular buffers (15):
+the compiler stacks tiles in one CB (each read at its offset behind the
+others, mtia-assign-cbs) instead of refusing the kernel."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def eighteen_scans_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    # Eighteen scans (which are never recomputed) live until the end.
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    a0 = tl.cumsum(x, 0)
+    a1 = tl.cumsum(x * 2, 0)
+    a2 = tl.cumsum(x * 3, 0)
+    a3 = tl.cumsum(x * 4, 0)
+    a4 = tl.cumsum(x * 5, 0)
+    a5 = tl.cumsum(x * 6, 0)
+    a6 = tl.cumsum(x * 7, 0)
+    a7 = tl.cumsum(x * 8, 0)
+    a8 = tl.cumsum(x * 9, 0)
+    a9 = tl.cumsum(x * 10, 0)
+    b0 = tl.cumsum(x * 11, 0)
+    b1 = tl.cumsum(x * 12, 0)
+    b2 = tl.cumsum(x * 13, 0)
+    b3 = tl.cumsum(x * 14, 0)
+    b4 = tl.cumsum(x * 15, 0)
+    b5 = tl.cumsum(x * 16, 0)
+    b6 = tl.cumsum(x * 17, 0)
+    b7 = tl.cumsum(x * 18, 0)
+    r = b7 - b6 + b5 - b4 + b3 - b2 + b1 - b0 + a9 - a8 + a7 - a6 + a5 - a4 + a3 - a2 + a1 - a0
+    tl.store(out_ptr + i, r * a0 + b7)
+
+
+def _expected(x):
+    a = [torch.cumsum(x * (k + 1), 0) for k in range(18)]
+    r = sum(a[17 - k] * (1 if k % 2 == 0 else -1) for k in range(18))
+    return r * a[0] + a[17]
+
+
+def test_more_live_tiles_than_cbs(gen):
+    # Small integers: every sum is exact, so any misplaced tile shows.
+    x = torch.randint(-3, 4, (256, ), generator=gen).float()
+    out = torch.empty(256)
+    eighteen_scans_kernel[(1, )](x, out, 256)
+    assert torch.equal(out, _expected(x))
+
+
+@triton.jit
+def scans_in_loop_kernel(x_ptr, out_ptr, ROWS, N: tl.constexpr):
+    # The same pressure inside a loop body, one row per iteration.
+    i = tl.arange(0, N)
+    for row in range(ROWS):
+        x = tl.load(x_ptr + row * N + i)
+        a0 = tl.cumsum(x, 0)
+        a1 = tl.cumsum(x * 2, 0)
+        a2 = tl.cumsum(x * 3, 0)
+        a3 = tl.cumsum(x * 4, 0)
+        a4 = tl.cumsum(x * 5, 0)
+        a5 = tl.cumsum(x * 6, 0)
+        a6 = tl.cumsum(x * 7, 0)
+        a7 = tl.cumsum(x * 8, 0)
+        a8 = tl.cumsum(x * 9, 0)
+        a9 = tl.cumsum(x * 10, 0)
+        b0 = tl.cumsum(x * 11, 0)
+        b1 = tl.cumsum(x * 12, 0)
+        b2 = tl.cumsum(x * 13, 0)
+        b3 = tl.cumsum(x * 14, 0)
+        b4 = tl.cumsum(x * 15, 0)
+        b5 = tl.cumsum(x * 16, 0)
+        b6 = tl.cumsum(x * 17, 0)
+        b7 = tl.cumsum(x * 18, 0)
+        r = b7 - b6 + b5 - b4 + b3 - b2 + b1 - b0 + a9 - a8 + a7 - a6 + a5 - a4 + a3 - a2 + a1 - a0
+        tl.store(out_ptr + row * N + i, r * a0 + b7)
+
+
+def test_more_live_tiles_than_cbs_in_a_loop(gen):
+    x = torch.randint(-3, 4, (3, 128), generator=gen).float()
+    out = torch.empty(3, 128)
+    scans_in_loop_kernel[(1, )](x, out, 3, 128)
+    assert torch.equal(out, torch.stack([_expected(row) for row in x]))
