@@ -62,30 +62,48 @@ def test_compiler_failure_reports_diagnostics_and_command(tmp_path, monkeypatch)
     assert os.path.isfile(err.command[1])
 
 
+@triton.jit
+def block_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(x * x + 1.0))
+
+
 def test_kernel_over_local_memory_is_out_of_resources():
-    """A block too big for a PE's 384 KB is Triton's OutOfResources (so that
-    autotuners skip the config), with the compiler's message."""
+    """A block too big for a PE's 384 KB that cannot be processed in parts
+    (a reduction relates all its elements) is Triton's OutOfResources (so
+    that autotuners skip the config), with the compiler's message."""
     x = torch.ones(1 << 17)
     with pytest.raises(triton.runtime.errors.OutOfResources) as info:
-        copy_kernel[(1, )](x, torch.empty_like(x), x.numel(), BLOCK=1 << 17)
+        block_sum_kernel[(1, )](x, torch.empty(1), x.numel(), BLOCK=1 << 17)
     err = info.value
     assert isinstance(err, triton_mtia.CompilationError)
     assert err.name == "local memory" and err.limit == 384 * 1024 and err.required > err.limit
-    assert "bytes of local memory" in str(err) and "copy_kernel" in str(err)
+    assert "bytes of local memory" in str(err) and "block_sum_kernel" in str(err)
+
+
+def test_elementwise_block_over_local_memory_runs_in_parts(gen):
+    """An elementwise kernel's block too big for a PE is processed in parts
+    that fit (tt-split-blocks), slower but correct."""
+    n = (1 << 17) + 4321
+    x = torch.randn(n, generator=gen)
+    out = torch.full((n, ), -1.0)
+    copy_kernel[(2, )](x, out, n, BLOCK=1 << 17)
+    assert torch.equal(out, x)
 
 
 def test_autotune_skips_configs_over_the_pe():
     @triton.autotune(configs=[triton.Config({"BLOCK": 1 << 17}), triton.Config({"BLOCK": 1024})], key=["n"])
     @triton.jit
-    def tuned_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    def tuned_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
+        x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+        tl.atomic_add(out_ptr, tl.sum(x * x + 1.0))
 
     x = torch.arange(5000, dtype=torch.float32)
-    out = torch.empty_like(x)
-    tuned_copy[lambda meta: (triton.cdiv(5000, meta["BLOCK"]), )](x, out, 5000)
-    assert tuned_copy.best_config.kwargs["BLOCK"] == 1024
-    assert torch.equal(out, x)
+    out = torch.zeros(1)
+    tuned_sum[lambda meta: (triton.cdiv(5000, meta["BLOCK"]), )](x, out, 5000)
+    assert tuned_sum.best_config.kwargs["BLOCK"] == 1024
 
 
 def test_out_of_bounds_faults_and_process_survives():

@@ -122,6 +122,10 @@ static bool reportParseErrorAtSource(StringRef ttir, unsigned ttirLine,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // MLIR's pass-manager flags: --mlir-print-ir-after-all (the IR between
+  // stages), --mlir-print-ir-before/after=<pass>, --mlir-pass-statistics.
+  registerPassManagerCLOptions();
+  registerAsmPrinterCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "triton-mtia: ttir -> kernel C++\n");
 
   DialectRegistry registry;
@@ -144,7 +148,7 @@ int main(int argc, char **argv) {
   // lowering that runs out of CBs is retried, and its errors are not the
   // kernel's.
   std::string diagnostics;
-  bool buffering = true, outOfCbs = false;
+  bool buffering = true, outOfCbs = false, outOfMemory = false;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     StringRef severity = diag.getSeverity() == DiagnosticSeverity::Error ? "error"
                          : diag.getSeverity() == DiagnosticSeverity::Warning
@@ -175,6 +179,9 @@ int main(int argc, char **argv) {
     if (diag.getSeverity() == DiagnosticSeverity::Error &&
         StringRef(message).contains("circular buffers live at once"))
       outOfCbs = true;
+    if (diag.getSeverity() == DiagnosticSeverity::Error &&
+        StringRef(message).contains("bytes of local memory for its tiles"))
+      outOfMemory = true;
     return success();
   });
 
@@ -190,6 +197,8 @@ int main(int argc, char **argv) {
 
   auto lower = [&](ModuleOp m, unsigned rematerialize) {
     PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
     triton_mtia::ConvertTTToMTIAOptions lowering;
     lowering.dmaReport = dmaReport;
     lowering.poisonMaskedLoads = poisonMaskedLoads;
@@ -204,23 +213,48 @@ int main(int argc, char **argv) {
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAScalarCost());
     return pm.run(m);
   };
-  // Too many tiles live at once: recompute instead of holding them
-  // (Rematerialize.cpp), loads first, then computed tiles too. If nothing
-  // fits, the kernel as written is what the error describes.
+  // Too many tiles live at once (beyond what mtia-assign-cbs can stack):
+  // recompute instead of holding them (Rematerialize.cpp), loads first,
+  // then computed tiles too. Tiles too large for local memory: the block in
+  // 2, 4, 8, ... parts, when the kernel is elementwise (SplitBlocks.cpp). If
+  // nothing fits, the kernel as written is what the error describes.
   OwningOpRef<ModuleOp> lowered;
   std::string asWritten;
-  for (unsigned level = 0;; ++level) {
-    diagnostics.clear();
-    outOfCbs = false;
-    lowered = module->clone();
-    if (succeeded(lower(*lowered, level)))
-      break;
-    if (level == 0)
-      asWritten = diagnostics;
-    if (!outOfCbs || level == 3) {
-      llvm::errs() << (outOfCbs ? asWritten : diagnostics);
-      return 1;
+  for (int64_t parts = 1;; parts *= 2) {
+    OwningOpRef<ModuleOp> source = module->clone();
+    if (parts > 1) {
+      PassManager pm(&context);
+      triton_mtia::tt::TTSplitBlocksOptions split;
+      split.factor = parts;
+      pm.addPass(triton_mtia::tt::createTTSplitBlocks(split));
+      bool applied = false;
+      if (succeeded(pm.run(*source)))
+        source->walk([&](Operation *op) { applied |= op->hasAttr("mtia.split_factor"); });
+      if (!applied) {
+        llvm::errs() << asWritten;
+        return 1;
+      }
     }
+    bool finer = false;
+    for (unsigned level = 0;; ++level) {
+      diagnostics.clear();
+      outOfCbs = outOfMemory = false;
+      lowered = source->clone();
+      if (succeeded(lower(*lowered, level)))
+        break;
+      if (parts == 1 && level == 0)
+        asWritten = diagnostics;
+      if (outOfMemory) {
+        finer = true;
+        break;
+      }
+      if (!outOfCbs || level == 3) {
+        llvm::errs() << (outOfCbs ? asWritten : diagnostics);
+        return 1;
+      }
+    }
+    if (!finer)
+      break;
   }
   llvm::errs() << diagnostics; // remarks of the successful lowering
   buffering = false;

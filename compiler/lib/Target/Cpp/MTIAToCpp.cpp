@@ -288,7 +288,7 @@ LogicalResult CppEmitter::emitOp(Operation &op) {
     if (auto i = dyn_cast<IntegerAttr>(value)) {
       if (i.getType().isInteger(1))
         lit = i.getValue().isZero() ? "false" : "true";
-      else if (i.getType().getIntOrFloatBitWidth() == 64 || i.getType().isIndex())
+      else if (i.getType().isIndex() || i.getType().getIntOrFloatBitWidth() == 64)
         lit = "int64_t(" + std::to_string(i.getValue().getSExtValue()) + ")";
       else
         lit = std::to_string(i.getValue().getSExtValue());

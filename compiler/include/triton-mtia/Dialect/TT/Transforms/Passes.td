@@ -27,4 +27,21 @@ def TTDecomposeDotScaled : Pass<"tt-decompose-dot-scaled", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TTSplitBlocks : Pass<"tt-split-blocks", "::mlir::ModuleOp"> {
+  let summary = "Process an elementwise kernel's block in parts that fit a PE";
+  let description = [{
+    When every tensor op of a kernel works on its 1-D block element by
+    element, the tensor ops move into an scf.for over `factor` parts and
+    each tensor<N x T> becomes tensor<N/factor x T> (the index range gains
+    the part's offset). Kernels of any other form are left as they are;
+    a split function gets the `mtia.split_factor` attribute.
+    triton-mtia-compile applies it only to kernels whose tiles do not fit
+    in local memory otherwise (SplitBlocks.cpp).
+  }];
+  let options = [
+    Option<"factor", "factor", "int64_t", "1", "number of parts">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 #endif // TRITON_MTIA_TT_PASSES
