@@ -106,6 +106,13 @@ class Settings:
     #: "Scalar code cost"); False compiles without them
     #: (``triton-mtia-compile --no-scalar-cost``). A launch option too.
     scalar_cost: bool = True
+    #: Optimization switches, defaults of the launch options of the same
+    #: names (bench/ablation.py measures each): loop pipelining, CBs filled
+    #: inside loops holding `num_stages` tiles (False: one, no pipelining);
+    #: stacking tiles in one CB when more are live than a PE has CBs (False:
+    #: such kernels are rematerialized instead).
+    pipelining: bool = True
+    cb_stacking: bool = True
     #: How a launch deals its programs to the PEs (paper 4.3.1): "linear"
     #: (PE k runs a contiguous block of program ids), "round_robin" (PE k
     #: runs k, k+64, ...) or "zigzag" (rounds of 64 dealt forward, then

@@ -50,6 +50,14 @@ static cl::opt<bool> poisonMaskedLoads(
     cl::desc("masked-out lanes of loads without `other` become NaN / the most "
              "negative integer instead of zero (a check mode)"));
 
+static cl::opt<int64_t> numStages(
+    "num-stages", cl::init(3),
+    cl::desc("tiles a CB filled inside a loop holds, Triton's num_stages "
+             "(mtia-assign-cbs; 1 turns pipelining off)"));
+static cl::opt<bool> noCbStacking(
+    "no-cb-stacking",
+    cl::desc("never stack tiles in one CB (mtia-assign-cbs); kernels with more live "
+             "tiles than CBs are rematerialized instead"));
 static cl::opt<bool> noScalarCost(
     "no-scalar-cost",
     cl::desc("do not charge the core for the kernel's scalar code "
@@ -208,7 +216,10 @@ int main(int argc, char **argv) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIALegalizeRank());
-    pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs());
+    triton_mtia::mtia::MTIAAssignCBsOptions cbs;
+    cbs.numStages = std::max<int64_t>(numStages, 1);
+    cbs.stacking = !noCbStacking;
+    pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs(cbs));
     if (!noScalarCost)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAScalarCost());
     return pm.run(m);

@@ -63,8 +63,17 @@ class MTIAOptions:
     launch_cooperative_grid: bool = False
     launch_pdl: bool = False
     # --- read by the frontend / JIT -----------------------------------------
-    #: Software-pipelining depth hint (CB buffering depth for the compiler).
-    num_stages: int = 2
+    #: Pipelining depth: the tiles a CB filled inside a loop holds, so that
+    #: the DMAs of the next iterations run ahead of their reader
+    #: (mtia-assign-cbs; where local memory allows, cheapest CBs first).
+    #: 3 is Triton's GPU default too; 1 turns pipelining off.
+    num_stages: int = 3
+    #: Optimization switches (bench/ablation.py), defaulted from the
+    #: settings of the same names: loop pipelining (False is num_stages=1)
+    #: and stacking tiles in one CB when more are live than a PE has CBs
+    #: (False leaves such kernels to rematerialization).
+    pipelining: Optional[bool] = None
+    cb_stacking: Optional[bool] = None
     debug: bool = False
     sanitize_overflow: bool = True
     arch: str = "mtia2i"
@@ -160,6 +169,9 @@ def _compiler_flags(options) -> List[str]:
         flags.append("--poison-masked-loads")
     if options.scalar_cost is False:
         flags.append("--no-scalar-cost")
+    if options.cb_stacking is False:
+        flags.append("--no-cb-stacking")
+    flags.append(f"--num-stages={options.num_stages if options.pipelining is not False else 1}")
     return flags
 
 
@@ -195,7 +207,7 @@ class MTIABackend(BaseBackend):
     def parse_options(self, opts: dict) -> MTIAOptions:
         args = {f.name: opts[f.name] for f in fields(MTIAOptions) if opts.get(f.name) is not None}
         args["arch"] = str(self.target.arch)
-        for name in ("dma_report", "poison_masked_loads", "scalar_cost"):
+        for name in ("dma_report", "poison_masked_loads", "scalar_cost", "pipelining", "cb_stacking"):
             args.setdefault(name, bool(getattr(settings, name)))
         args.setdefault("pid_mapping", settings.pid_mapping)
         if args["pid_mapping"] not in PID_MAPPINGS:

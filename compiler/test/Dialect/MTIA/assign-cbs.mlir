@@ -41,11 +41,12 @@ func.func @loop(%n: index) {
 // -----
 
 // Doubling every CB does not fit (2 x 348 KiB > 384 KiB), so the CBs filled
-// inside the loop get room for a second tile, the cheapest first, while
-// they fit: the 16 KiB one does (364 KiB), then the 32 KiB one would not
-// (396 KiB). The 300 KiB tile filled before the loop stays single.
+// inside the loop get room for more tiles, one stage at a time, the
+// cheapest first, while they fit: a second 16 KiB tile (364 KiB), not a
+// second 32 KiB one (396 KiB), then a third 16 KiB one (380 KiB; three is
+// the default depth). The 300 KiB tile filled before the loop stays single.
 // CHECK-LABEL: func.func @stream
-// CHECK-SAME: mtia.cb_capacity = array<i64: 307200, 32768, 32768>
+// CHECK-SAME: mtia.cb_capacity = array<i64: 307200, 32768, 49152>
 func.func @stream(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

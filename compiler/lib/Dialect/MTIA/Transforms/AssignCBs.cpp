@@ -386,7 +386,8 @@ struct MTIAAssignCBs
     }
 
     Colouring colouring = colour(ranges);
-    if (static_cast<int64_t>(colouring.size()) > numCbs && !stack(func, ranges, lives, colouring)) {
+    if (static_cast<int64_t>(colouring.size()) > numCbs &&
+        (!stacking || !stack(func, ranges, lives, colouring))) {
       func.emitError() << "kernel needs " << colouring.size()
                        << " circular buffers live at once; an MTIA PE has "
                        << numCbs.getValue() << " (split the kernel or use smaller blocks)";
@@ -406,32 +407,35 @@ struct MTIAAssignCBs
                        << localMemoryBytes.getValue() << " (use smaller blocks)";
       return signalPassFailure();
     }
-    // Double-buffer every CB when local memory allows. Otherwise give the
-    // CBs filled inside loops room for one more tile, so that the next
-    // iteration's tile (a DMA, typically) can arrive while this one is
-    // used: the cheapest first, as long as they fit.
+    // Pipelining depth, Triton's num_stages: a CB filled inside a loop holds
+    // up to numStages of its loop tiles, so the producer of the next ones (a
+    // DMA, typically) runs that far ahead of their reader. Greedy, one stage
+    // at a time over those CBs, the cheapest first, as long as local memory
+    // allows; every CB is double-buffered first when everything fits twice.
+    // Depth 1 is no pipelining: each CB holds its program-order peak.
     SmallVector<int64_t> capacity(physBytes);
-    if (2 * total <= localMemoryBytes) {
+    SmallVector<size_t> streamed;
+    for (size_t p = 0; p < capacity.size(); ++p)
+      if (physLoopTile[p] > 0)
+        streamed.push_back(p);
+    llvm::stable_sort(streamed, [&](size_t a, size_t b) {
+      return physLoopTile[a] < physLoopTile[b];
+    });
+    if (numStages >= 2 && 2 * total <= localMemoryBytes) {
       for (int64_t &bytes : capacity)
         bytes *= 2;
-    } else {
-      SmallVector<size_t> streamed;
-      for (size_t p = 0; p < capacity.size(); ++p)
-        if (physLoopTile[p] > 0)
-          streamed.push_back(p);
-      llvm::stable_sort(streamed, [&](size_t a, size_t b) {
-        return physLoopTile[a] < physLoopTile[b];
-      });
+      total *= 2;
+    }
+    for (int64_t depth = 2; depth <= numStages; ++depth)
       for (size_t p : streamed) {
-        // A CB whose program-order peak already holds two of its loop tiles
-        // (one read while the next is loaded) is double-buffered as it is.
-        const int64_t want = std::max(physBytes[p], 2 * physLoopTile[p]);
+        // A CB whose program-order peak already holds `depth` of its loop
+        // tiles is that deep as it is.
+        const int64_t want = std::max(physBytes[p], depth * physLoopTile[p]);
         if (want > capacity[p] && total + want - capacity[p] <= localMemoryBytes) {
           total += want - capacity[p];
           capacity[p] = want;
         }
       }
-    }
 
     func.walk([&](Operation *op) {
       remapCbs(op, [&](int64_t cb) { return assignment.lookup(cb); });

@@ -22,6 +22,10 @@ def MTIAAssignCBs : Pass<"mtia-assign-cbs", "::mlir::func::FuncOp"> {
     Option<"numCbs", "num-cbs", "int64_t", "15", "physical CBs per PE">,
     Option<"localMemoryBytes", "local-memory-bytes", "int64_t", "393216",
            "bytes of PE local memory">,
+    Option<"numStages", "num-stages", "int64_t", "3",
+           "tiles a CB filled inside a loop holds (pipelining depth)">,
+    Option<"stacking", "stacking", "bool", "true",
+           "stack tiles in one CB when more are live than there are CBs">,
   ];
 }
 

@@ -1,0 +1,244 @@
+"""Each compiler optimization switched off in turn, in simulated cycles.
+
+    python -m triton_mtia.bench.ablation --json ablation.json
+
+Every kernel runs with all optimizations on (the defaults) and once with
+each optimization off, in one process on the same chip model; the figures
+are simulated cycles (deterministic) and the speedup of each optimization,
+cycles with it off / cycles with everything on. Every run is functional and
+checked against PyTorch, so a switch that changed a result would fail here
+too. The optimizations and their switches (a launch option, whose default
+is the setting of the same name in `triton_mtia.settings`, and a compiler
+flag):
+
+* ``pipelining``: a CB filled inside a loop holds `num_stages` (3) of its
+  tiles, so the DMAs of the next iterations run ahead of their reader;
+  greedy, the cheapest CBs first, where local memory allows (mtia-assign-cbs;
+  off: ``--num-stages=1``, every CB holds one tile).
+* ``cb_stacking``: when more tiles are live than a PE has CBs, tiles share a
+  CB one behind the other instead of being reloaded and recomputed
+  (mtia-assign-cbs; off: ``--no-cb-stacking``, such kernels are
+  rematerialized).
+
+Kernels: softmax and layernorm at 300x781 (not multiples of their blocks),
+a GEMM with a long K loop at two shapes, a row sum streaming 64 Ki columns
+per row, and Inductor's max_pool2d_with_indices (nine taps live for the max
+and again for the argmax). An optimization that does not apply to a kernel
+shows 1.00.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Callable, Dict, List, Tuple
+
+import torch
+import triton
+import triton.language as tl
+
+import triton_mtia
+
+from .. import runtime
+from ..samples.layernorm import layernorm_kernel
+from ..samples.matmul import matmul_kernel
+from ..samples.softmax import softmax_kernel
+
+#: The optimizations, each the setting (and launch option) that turns it off.
+OPTIMIZATIONS = ("pipelining", "cb_stacking")
+CONFIGS = ("all", ) + tuple(f"no_{name}" for name in OPTIMIZATIONS)
+
+
+@triton.jit
+def row_sum_kernel(x_ptr, out_ptr, cols, BLOCK: tl.constexpr):
+    # One row per program, streamed through a loop of masked loads.
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK, ), tl.float32)
+    for c in range(0, cols, BLOCK):
+        offs = c + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * cols + offs, mask=offs < cols, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc))
+
+
+@triton.jit
+def maxpool_indices_kernel(in_ptr, out_ptr, idx_ptr, H, W, OH, OW, numel, XBLOCK: tl.constexpr):
+    # As Inductor writes max_pool2d_with_indices (3x3, stride 2): every load
+    # first, then the max chain and the argmax chain over the nine taps.
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    xmask = xindex < numel
+    ow = xindex % OW
+    oh = (xindex // OW) % OH
+    nc = xindex // (OW * OH)
+    base = 2 * ow + W * (2 * oh) + H * W * nc
+    t0 = tl.load(in_ptr + base, xmask, other=float("-inf"))
+    t1 = tl.load(in_ptr + base + 1, xmask, other=float("-inf"))
+    t2 = tl.load(in_ptr + base + 2, xmask, other=float("-inf"))
+    t3 = tl.load(in_ptr + base + W, xmask, other=float("-inf"))
+    t4 = tl.load(in_ptr + base + W + 1, xmask, other=float("-inf"))
+    t5 = tl.load(in_ptr + base + W + 2, xmask, other=float("-inf"))
+    t6 = tl.load(in_ptr + base + 2 * W, xmask, other=float("-inf"))
+    t7 = tl.load(in_ptr + base + 2 * W + 1, xmask, other=float("-inf"))
+    t8 = tl.load(in_ptr + base + 2 * W + 2, xmask, other=float("-inf"))
+    m = tl.maximum(t1, t0)
+    m = tl.maximum(t2, m)
+    m = tl.maximum(t3, m)
+    m = tl.maximum(t4, m)
+    m = tl.maximum(t5, m)
+    m = tl.maximum(t6, m)
+    m = tl.maximum(t7, m)
+    m = tl.maximum(t8, m)
+    i = tl.where(t1 > t0, 1, 0)
+    v = tl.maximum(t1, t0)
+    i = tl.where(t2 > v, 2, i)
+    v = tl.maximum(t2, v)
+    i = tl.where(t3 > v, 3, i)
+    v = tl.maximum(t3, v)
+    i = tl.where(t4 > v, 4, i)
+    v = tl.maximum(t4, v)
+    i = tl.where(t5 > v, 5, i)
+    v = tl.maximum(t5, v)
+    i = tl.where(t6 > v, 6, i)
+    v = tl.maximum(t6, v)
+    i = tl.where(t7 > v, 7, i)
+    v = tl.maximum(t7, v)
+    i = tl.where(t8 > v, 8, i)
+    tl.store(out_ptr + xindex, m, xmask)
+    tl.store(idx_ptr + xindex, i, xmask)
+
+
+# Each kernel: a function of a generator that makes its tensors once and
+# returns launch(**options) -> (results, expected). The configurations of a
+# kernel reuse the same tensors: the chip's LPDDR channels interleave by
+# address, so new allocations would move the cycles by a percent or two.
+# Options go to the launch, not through the settings, because Triton keys
+# compiled kernels by the options a launch passes.
+Launch = Callable[..., Tuple[List[torch.Tensor], List[torch.Tensor]]]
+
+
+def _softmax(gen) -> Launch:
+    x = torch.randn(300, 781, generator=gen)
+    out = torch.empty_like(x)
+    expected = [torch.softmax(x, -1)]
+
+    def launch(**opts):
+        softmax_kernel[(96, )](out, x, x.stride(0), out.stride(0), 300, 781, BLOCK=1024, **opts)
+        return [out], expected
+
+    return launch
+
+
+def _layernorm(gen) -> Launch:
+    x = torch.randn(300, 781, generator=gen)
+    w, b = torch.rand(781, generator=gen) + 0.5, torch.randn(781, generator=gen)
+    y, mean, rstd = torch.empty_like(x), torch.empty(300), torch.empty(300)
+    expected = [torch.nn.functional.layer_norm(x, (781, ), w, b, 1e-5)]
+
+    def launch(**opts):
+        layernorm_kernel[(300, )](x, y, w, b, mean, rstd, x.stride(0), 781, 1e-5, BLOCK=256, **opts)
+        return [y], expected
+
+    return launch
+
+
+def _gemm(M, N, K, bm, bn, bk):
+
+    def setup(gen) -> Launch:
+        a = torch.randn(M, K, generator=gen).half()
+        b = torch.randn(K, N, generator=gen).half()
+        c = torch.empty(M, N)
+        expected = [a.float() @ b.float()]
+        grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn), )
+
+        def launch(**opts):
+            matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                                c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=4, **opts)
+            return [c], expected
+
+        return launch
+
+    return setup
+
+
+def _row_sum(gen) -> Launch:
+    x = torch.randn(8, 65536, generator=gen)
+    out = torch.empty(8)
+    expected = [x.double().sum(1).float()]
+
+    def launch(**opts):
+        row_sum_kernel[(8, )](x, out, 65536, BLOCK=2048, **opts)
+        return [out], expected
+
+    return launch
+
+
+def _maxpool(gen) -> Launch:
+    x = torch.randn(2, 16, 65, 65, generator=gen)
+    out, idx = torch.empty(2, 16, 32, 32), torch.empty(2, 16, 32, 32, dtype=torch.int32)
+    numel = out.numel()
+    # The index of the tap within the 3x3 window, as the kernel computes it.
+    windows = x.unfold(2, 3, 2).unfold(3, 3, 2).reshape(2, 16, 32, 32, 9)
+    ref, ref_idx = windows.max(-1)
+
+    def launch(**opts):
+        maxpool_indices_kernel[(triton.cdiv(numel, 1024), )](x, out, idx, 65, 65, 32, 32, numel, XBLOCK=1024,
+                                                              **opts)
+        return [out, idx], [ref, ref_idx.int()]
+
+    return launch
+
+
+KERNELS: Dict[str, Callable[[torch.Generator], Launch]] = {
+    "softmax_300x781": _softmax,
+    "layernorm_300x781": _layernorm,
+    "gemm_256x256x4096": _gemm(256, 256, 4096, 128, 128, 64),
+    "gemm_64x64x8192": _gemm(64, 64, 8192, 64, 64, 128),
+    "row_sum_8x65536": _row_sum,
+    "maxpool2d_indices": _maxpool,
+}
+
+
+def measure(launch: Launch, config: str) -> int:
+    """Simulated cycles of one launch in one configuration; checks the result."""
+    results, expected = launch(**{opt: config != f"no_{opt}" for opt in OPTIMIZATIONS})
+    for got, want in zip(results, expected):
+        torch.testing.assert_close(got, want, rtol=2e-3, atol=2e-3)
+    return triton_mtia.last_launch().cycles
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--json", help="write the figures to this file")
+    ap.add_argument("--kernels", nargs="*", choices=list(KERNELS), help="a subset of the kernels")
+    args = ap.parse_args(argv)
+    triton_mtia.activate()
+    runtime.configure()
+    names = args.kernels or list(KERNELS)
+    cycles: Dict[str, Dict[str, int]] = {}
+    for k, name in enumerate(names):
+        launch = KERNELS[name](torch.Generator().manual_seed(0))
+        cycles[name] = {}
+        for config in CONFIGS:
+            print(f"[{k + 1}/{len(names)}] {name}: {config} ...", file=sys.stderr, flush=True)
+            cycles[name][config] = measure(launch, config)
+    width = max(len(n) for n in names)
+    header = f"{'kernel':<{width}}  {'all on':>10}" + "".join(f"  {'no ' + o:>14}  {'gain':>5}"
+                                                             for o in OPTIMIZATIONS)
+    print(header)
+    for name in names:
+        row = cycles[name]
+        line = f"{name:<{width}}  {row['all']:>10}"
+        for opt in OPTIMIZATIONS:
+            off = row[f"no_{opt}"]
+            line += f"  {off:>14}  {off / row['all']:>5.2f}"
+        print(line)
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps({"kernels": names, "optimizations": list(OPTIMIZATIONS), "configs": list(CONFIGS),
+                        "cycles": cycles}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
