@@ -241,8 +241,8 @@ struct MTIAAssignCBs
 
   /// Stacks virtual CBs (see the file comment) until the colouring fits in
   /// numCbs; rewrites the function and returns true if it does.
-  bool stack(func::FuncOp func, DenseMap<int64_t, LiveRange> &ranges,
-             const DenseMap<int64_t, CbLife> &lives, Colouring &colouring) {
+  bool stack(DenseMap<int64_t, LiveRange> &ranges, const DenseMap<int64_t, CbLife> &lives,
+             Colouring &colouring) {
     SmallVector<int64_t> candidates;
     int64_t nextCb = 0;
     for (auto &[cb, life] : lives) {
@@ -387,7 +387,7 @@ struct MTIAAssignCBs
 
     Colouring colouring = colour(ranges);
     if (static_cast<int64_t>(colouring.size()) > numCbs &&
-        (!stacking || !stack(func, ranges, lives, colouring))) {
+        (!stacking || !stack(ranges, lives, colouring))) {
       func.emitError() << "kernel needs " << colouring.size()
                        << " circular buffers live at once; an MTIA PE has "
                        << numCbs.getValue() << " (split the kernel or use smaller blocks)";
@@ -397,7 +397,7 @@ struct MTIAAssignCBs
     SmallVector<int64_t> &physLoopTile = colouring.physLoopTile;
     DenseMap<int64_t, int64_t> &assignment = colouring.assignment;
 
-    // Double-buffer when local memory allows.
+    // Local memory: every CB's program-order peak must fit.
     int64_t total = 0;
     for (int64_t bytes : physBytes)
       total += bytes;

@@ -69,7 +69,10 @@ struct TTSplitBlocks : public mlir::triton_mtia::tt::impl::TTSplitBlocksBase<TTS
   /// The length of the kernel's block if every tensor op is elementwise on
   /// 1-D tensors of it, and it divides by `factor`; else 0.
   int64_t blockLength(tt::FuncOp func) {
-    if (!llvm::hasSingleElement(func.getBody()))
+    // A function that takes or returns tensors (a noinline helper) has its
+    // block size in its signature.
+    if (!llvm::hasSingleElement(func.getBody()) || hasTensor(func.getArgumentTypes()) ||
+        hasTensor(func.getResultTypes()))
       return 0;
     int64_t length = 0;
     bool stored = false;
