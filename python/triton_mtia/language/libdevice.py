@@ -608,34 +608,31 @@ def _fma_f32(a, b, c, MODE: tl.constexpr):
 
 
 @triton.jit
-def _int64_to_f32_directed(arg0, UNSIGNED: tl.constexpr, MODE: tl.constexpr):
-    # hi + lo is the integer exactly: hi its nearest double, lo the (small,
-    # exact) integer remainder, taken at 2^63 (2^64) apart where hi rounded
-    # up past the integer range.
-    hi = arg0.to(tl.float64)
+def _int64_remainder(arg0, d, UNSIGNED: tl.constexpr):
+    # The (small, exact) integer r with arg0 = d + r, d being arg0's nearest
+    # double; where d rounded up past the integer range (2^63, 2^64), r is
+    # taken in wrapping arithmetic, where arg0 - 2^63 (2^64) is exact.
     if UNSIGNED:
-        top = hi >= 18446744073709551616.0
-        back = tl.where(top, 0, hi).to(tl.uint64)
-        rem = (arg0 - back).to(tl.int64, bitcast=True)
+        top = d >= 18446744073709551616.0
+        back = tl.where(top, 0, d).to(tl.uint64)
+        return (arg0 - back).to(tl.int64, bitcast=True)
     else:
-        top = hi >= 9223372036854775808.0
-        back = tl.where(top, 0, hi).to(tl.int64)
-        rem = tl.where(top, arg0 + (-9223372036854775807 - 1), arg0 - back)
-        hi = tl.where(top, 9223372036854775808.0, hi)
-    return _f32_directed(hi, rem.to(tl.float64), MODE)
+        top = d >= 9223372036854775808.0
+        back = tl.where(top, 0, d).to(tl.int64)
+        return tl.where(top, arg0 + (-9223372036854775807 - 1), arg0 - back)
+
+
+@triton.jit
+def _int64_to_f32_directed(arg0, UNSIGNED: tl.constexpr, MODE: tl.constexpr):
+    # hi + lo is the integer exactly.
+    hi = arg0.to(tl.float64)
+    return _f32_directed(hi, _int64_remainder(arg0, hi, UNSIGNED).to(tl.float64), MODE)
 
 
 @triton.jit
 def _int64_to_f64_directed(arg0, UNSIGNED: tl.constexpr, MODE: tl.constexpr):
     d = arg0.to(tl.float64)
-    if UNSIGNED:
-        top = d >= 18446744073709551616.0
-        back = tl.where(top, 0, d).to(tl.uint64)
-        rem = (arg0 - back).to(tl.int64, bitcast=True)
-    else:
-        top = d >= 9223372036854775808.0
-        back = tl.where(top, 0, d).to(tl.int64)
-        rem = tl.where(top, arg0 + (-9223372036854775807 - 1), arg0 - back)
+    rem = _int64_remainder(arg0, d, UNSIGNED)
     # d - x: positive when d rounded away from the integer upward.
     above = rem < 0
     below = rem > 0

@@ -8,10 +8,8 @@ import triton.language as tl
 
 
 @triton.jit
-def eighteen_scans_kernel(x_ptr, out_ptr, N: tl.constexpr):
+def _eighteen_scans(x):
     # Eighteen scans (which are never recomputed) live until the end.
-    i = tl.arange(0, N)
-    x = tl.load(x_ptr + i)
     a0 = tl.cumsum(x, 0)
     a1 = tl.cumsum(x * 2, 0)
     a2 = tl.cumsum(x * 3, 0)
@@ -31,7 +29,13 @@ def eighteen_scans_kernel(x_ptr, out_ptr, N: tl.constexpr):
     b6 = tl.cumsum(x * 17, 0)
     b7 = tl.cumsum(x * 18, 0)
     r = b7 - b6 + b5 - b4 + b3 - b2 + b1 - b0 + a9 - a8 + a7 - a6 + a5 - a4 + a3 - a2 + a1 - a0
-    tl.store(out_ptr + i, r * a0 + b7)
+    return r * a0 + b7
+
+
+@triton.jit
+def eighteen_scans_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, _eighteen_scans(tl.load(x_ptr + i)))
 
 
 def _expected(x):
@@ -53,27 +57,7 @@ def scans_in_loop_kernel(x_ptr, out_ptr, ROWS, N: tl.constexpr):
     # The same pressure inside a loop body, one row per iteration.
     i = tl.arange(0, N)
     for row in range(ROWS):
-        x = tl.load(x_ptr + row * N + i)
-        a0 = tl.cumsum(x, 0)
-        a1 = tl.cumsum(x * 2, 0)
-        a2 = tl.cumsum(x * 3, 0)
-        a3 = tl.cumsum(x * 4, 0)
-        a4 = tl.cumsum(x * 5, 0)
-        a5 = tl.cumsum(x * 6, 0)
-        a6 = tl.cumsum(x * 7, 0)
-        a7 = tl.cumsum(x * 8, 0)
-        a8 = tl.cumsum(x * 9, 0)
-        a9 = tl.cumsum(x * 10, 0)
-        b0 = tl.cumsum(x * 11, 0)
-        b1 = tl.cumsum(x * 12, 0)
-        b2 = tl.cumsum(x * 13, 0)
-        b3 = tl.cumsum(x * 14, 0)
-        b4 = tl.cumsum(x * 15, 0)
-        b5 = tl.cumsum(x * 16, 0)
-        b6 = tl.cumsum(x * 17, 0)
-        b7 = tl.cumsum(x * 18, 0)
-        r = b7 - b6 + b5 - b4 + b3 - b2 + b1 - b0 + a9 - a8 + a7 - a6 + a5 - a4 + a3 - a2 + a1 - a0
-        tl.store(out_ptr + row * N + i, r * a0 + b7)
+        tl.store(out_ptr + row * N + i, _eighteen_scans(tl.load(x_ptr + row * N + i)))
 
 
 def test_more_live_tiles_than_cbs_in_a_loop(gen):
