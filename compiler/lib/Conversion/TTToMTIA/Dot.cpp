@@ -67,6 +67,20 @@ static mtia::ViewAttr batchView(MLIRContext *ctx, const Lowered &l,
                              ArrayRef<int64_t>(l.strides).take_back(2));
 }
 
+/// Dot operand `v` as a CB view; a uniform operand (rare) is filled first,
+/// into a tile that `temps` pops after the dot.
+FailureOr<Lowered> KernelLowering::dotOperand(
+    Value v, Location loc, SmallVectorImpl<std::pair<int64_t, int64_t>> &temps) {
+  auto l = tensor(v);
+  if (failed(l))
+    return failure();
+  if (l->isTile())
+    return *l;
+  Type elemType = tileElementType(v.getType());
+  SmallVector<int64_t> shape = shapeOf(v.getType());
+  return Lowered::tile(copyToNewTile(*l, elemType, shape, loc, &temps), elemType, shape);
+}
+
 /// A view of the [m, n] tile of batch `batch` of `l` (rank 2 or 3) whose
 /// element (i, j) is l[.., i, kk] (kAxis = 1: a column broadcast along n) or
 /// l[.., kk, j] (kAxis = 0: a row broadcast along m).
@@ -98,19 +112,10 @@ LogicalResult KernelLowering::lowerDotOnSimdEngine(tt::DotOp op) {
   int64_t m = dShape[rank - 2], n = dShape[rank - 1];
   int64_t k = aType.getShape()[rank - 1];
   SmallVector<std::pair<int64_t, int64_t>> temps;
-  auto input = [&](Value v) -> FailureOr<Lowered> {
-    auto l = tensor(v);
-    if (failed(l))
-      return failure();
-    if (l->isTile())
-      return *l;
-    SmallVector<int64_t> shape = shapeOf(v.getType());
-    return Lowered::tile(copyToNewTile(*l, elemType, shape, loc, &temps), elemType, shape);
-  };
-  auto a = input(op.getA());
+  auto a = dotOperand(op.getA(), loc, temps);
   if (failed(a))
     return failure();
-  auto bIn = input(op.getB());
+  auto bIn = dotOperand(op.getB(), loc, temps);
   if (failed(bIn))
     return failure();
   auto c = tensor(op.getC());
@@ -170,21 +175,10 @@ LogicalResult KernelLowering::lowerDot(tt::DotOp op) {
   int64_t m = dShape[rank - 2], n = dShape[rank - 1], k = aShape[rank - 1];
   SmallVector<std::pair<int64_t, int64_t>> temps;
 
-  // The inputs must be CB views; a uniform operand (rare) is filled first.
-  auto input = [&](Value v, Type elemType,
-                   ArrayRef<int64_t> shape) -> FailureOr<Lowered> {
-    auto l = tensor(v);
-    if (failed(l))
-      return failure();
-    if (l->isTile())
-      return *l;
-    return Lowered::tile(copyToNewTile(*l, elemType, shape, loc, &temps),
-                         elemType, shape);
-  };
-  auto a = input(op.getA(), aElem, aShape);
+  auto a = dotOperand(op.getA(), loc, temps);
   if (failed(a))
     return failure();
-  auto bIn = input(op.getB(), bElem, bShape);
+  auto bIn = dotOperand(op.getB(), loc, temps);
   if (failed(bIn))
     return failure();
 

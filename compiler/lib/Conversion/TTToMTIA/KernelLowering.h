@@ -158,6 +158,8 @@ private:
   // Matrix and layout ops (Dot.cpp, Layout.cpp).
   LogicalResult lowerDot(tt::DotOp op);
   LogicalResult lowerDotOnSimdEngine(tt::DotOp op);
+  FailureOr<Lowered> dotOperand(Value v, Location loc,
+                                SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
   LogicalResult lowerTrans(tt::TransOp op);
   LogicalResult lowerReshape(tt::ReshapeOp op);
   LogicalResult lowerJoin(tt::JoinOp op);

@@ -493,12 +493,14 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
 }
 
 LogicalResult CppEmitter::emitMtia(Operation &op) {
-  // mtia-legalize-rank brings what it can to the device's 4 dimensions
-  // (DMA boxes have 8, checked by their verifier).
+  // mtia-legalize-rank brings what it can to the device's kTileRank
+  // dimensions (DMA boxes have kBoxRank, checked by their verifier).
   if (auto shape = op.getAttrOfType<DenseI64ArrayAttr>("shape");
-      shape && shape.size() > 4 && !isa<mtia::DmaInOp, mtia::DmaOutOp>(op))
+      shape && shape.size() > static_cast<size_t>(mtia::kTileRank) &&
+      !isa<mtia::DmaInOp, mtia::DmaOutOp>(op))
     return op.emitError() << "a tile of rank " << shape.size()
-                          << " is not supported by the MTIA backend yet (the device API has 4 dimensions)";
+                          << " is not supported by the MTIA backend yet (the device API has "
+                          << mtia::kTileRank << " dimensions)";
   if (auto pid = dyn_cast<mtia::ProgramIdOp>(op)) {
     line() << "const int32_t " << declare(pid.getResult()) << " = programId(ctx, "
            << pid.getAxis() << ");\n";

@@ -7,6 +7,12 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include "mtia/device.h"
+
+static_assert(mlir::triton_mtia::mtia::kTileRank == ::mtia::kMaxRank &&
+                  mlir::triton_mtia::mtia::kBoxRank == ::mtia::kMaxBoxRank,
+              "the compiler's tile and box ranks are the device API's");
+
 using namespace mlir;
 using namespace mlir::triton_mtia::mtia;
 
@@ -124,9 +130,8 @@ void mlir::triton_mtia::mtia::remapCbs(
 static LogicalResult verifyBox(Operation *op, ArrayRef<int64_t> shape,
                                size_t numStrides, size_t numValid,
                                size_t numBegin) {
-  // mtia::kMaxBoxRank of the device API.
-  if (shape.size() > 8)
-    return op->emitOpError("DMA boxes have at most 8 dimensions");
+  if (shape.size() > static_cast<size_t>(kBoxRank))
+    return op->emitOpError() << "DMA boxes have at most " << kBoxRank << " dimensions";
   if (numStrides != shape.size() || numValid != shape.size())
     return op->emitOpError("needs one stride and one valid extent per dimension");
   if (numBegin != 0 && numBegin != shape.size())

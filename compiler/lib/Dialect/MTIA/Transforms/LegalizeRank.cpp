@@ -29,9 +29,9 @@ using namespace mlir::triton_mtia::mtia;
 
 namespace {
 
-constexpr size_t kDeviceRank = 4;
-/// Dimensions of a DMA box (mtia::kMaxBoxRank of the device API).
-constexpr size_t kDeviceBoxRank = 8;
+/// The dialect's kTileRank and kBoxRank (the device API's), as sizes.
+constexpr size_t kDeviceRank = kTileRank;
+constexpr size_t kDeviceBoxRank = kBoxRank;
 /// Commands one source command may become (the kernel's code grows with it).
 constexpr int64_t kMaxChunks = 4096;
 

@@ -21,6 +21,12 @@ namespace mlir::triton_mtia::mtia {
 /// Name of the function attribute holding the capacity in bytes of each
 /// physical CB (set by mtia-assign-cbs).
 inline constexpr llvm::StringLiteral kCbCapacityAttr = "mtia.cb_capacity";
+/// Dimensions of the tiles the compute units iterate and of a DMA box: the
+/// device API's kMaxRank and kMaxBoxRank (runtime/include/mtia/device.h,
+/// whose `mtia` namespace would clash with this one; MTIADialect.cpp checks
+/// that they agree).
+inline constexpr int64_t kTileRank = 4;
+inline constexpr int64_t kBoxRank = 8;
 /// Bytes of one element of `type` in local memory (i1 takes one byte).
 int64_t elementBytes(Type type);
 /// Whether `name` is an opcode of se_ops.def; sets `arity` if so.
