@@ -114,6 +114,13 @@ class LaunchStats:
     def microseconds(self) -> float:
         return self.seconds * 1e6
 
+    @property
+    def accesses_by_address(self) -> int:
+        """Gathers and scatters the launch issued: loads and stores the
+        compiler could not make strided DMAs (``dma_report`` says why)."""
+        units = self.stats.get("units", {})
+        return sum(units.get(u, {}).get("by_address", 0) for u in ("dma_in", "dma_out"))
+
     def utilization(self) -> Dict[str, float]:
         """Busy fraction of each unit kind over the PEs the launch used:
         busy / (cycles * pes_used)."""

@@ -110,9 +110,12 @@ class Settings:
     #: names (bench/ablation.py measures each): loop pipelining, CBs filled
     #: inside loops holding `num_stages` tiles (False: one, no pipelining);
     #: stacking tiles in one CB when more are live than a PE has CBs (False:
-    #: such kernels are rematerialized instead).
+    #: such kernels are rematerialized instead); Inductor's index math,
+    #: ``//`` and ``%`` by constants in addresses, as the digits of an N-D
+    #: DMA (False: gathers and scatters by address).
     pipelining: bool = True
     cb_stacking: bool = True
+    index_math: bool = True
     #: How a launch deals its programs to the PEs (paper 4.3.1): "linear"
     #: (PE k runs a contiguous block of program ids), "round_robin" (PE k
     #: runs k, k+64, ...) or "zigzag" (rounds of 64 dealt forward, then

@@ -282,6 +282,10 @@ TEST_F(LaunchTest, IotaGatherScatterAndReadInt) {
   for (int64_t i = 0; i < n; ++i)
     EXPECT_EQ(out[size_t(n - 1 - i)], i < n - 2 ? x[size_t(2 * i)] : 99.0f) << i;
   EXPECT_GT(r.stats.find("units.riscv.blocked_read_cycles")->value, 0u);
+  // Accesses by address are counted apart from the unit's DMAs.
+  EXPECT_EQ(r.stats.find("units.dma_in.by_address")->value, 1u);
+  EXPECT_EQ(r.stats.find("units.dma_out.by_address")->value, 1u);
+  EXPECT_EQ(r.stats.find("pe.0.dma_in.by_address")->value, 1u);
 }
 
 /// Converts an F32 tile to F16 and BF16 and back; args: in, out16, outbf, n.

@@ -58,6 +58,11 @@ static cl::opt<bool> noCbStacking(
     "no-cb-stacking",
     cl::desc("never stack tiles in one CB (mtia-assign-cbs); kernels with more live "
              "tiles than CBs are rematerialized instead"));
+static cl::opt<bool> noIndexMath(
+    "no-index-math",
+    cl::desc("leave `//` and `%` in addresses to gathers and scatters instead of "
+             "splitting the block into the digits of an N-D DMA "
+             "(convert-tt-to-mtia index-math=false)"));
 static cl::opt<bool> noScalarCost(
     "no-scalar-cost",
     cl::desc("do not charge the core for the kernel's scalar code "
@@ -211,6 +216,7 @@ int main(int argc, char **argv) {
     lowering.dmaReport = dmaReport;
     lowering.poisonMaskedLoads = poisonMaskedLoads;
     lowering.rematerialize = rematerialize;
+    lowering.indexMath = !noIndexMath;
     pm.addPass(triton_mtia::tt::createTTDecomposeDotScaled());
     pm.addPass(triton_mtia::createConvertTTToMTIA(lowering));
     pm.addPass(createCanonicalizerPass());

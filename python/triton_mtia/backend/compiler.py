@@ -74,6 +74,8 @@ class MTIAOptions:
     #: (False leaves such kernels to rematerialization).
     pipelining: Optional[bool] = None
     cb_stacking: Optional[bool] = None
+    #: and recovering `//` / `%` index math as N-D DMAs (False: gathers).
+    index_math: Optional[bool] = None
     debug: bool = False
     sanitize_overflow: bool = True
     arch: str = "mtia2i"
@@ -171,6 +173,8 @@ def _compiler_flags(options) -> List[str]:
         flags.append("--no-scalar-cost")
     if options.cb_stacking is False:
         flags.append("--no-cb-stacking")
+    if options.index_math is False:
+        flags.append("--no-index-math")
     flags.append(f"--num-stages={options.num_stages if options.pipelining is not False else 1}")
     return flags
 
@@ -207,7 +211,8 @@ class MTIABackend(BaseBackend):
     def parse_options(self, opts: dict) -> MTIAOptions:
         args = {f.name: opts[f.name] for f in fields(MTIAOptions) if opts.get(f.name) is not None}
         args["arch"] = str(self.target.arch)
-        for name in ("dma_report", "poison_masked_loads", "scalar_cost", "pipelining", "cb_stacking"):
+        for name in ("dma_report", "poison_masked_loads", "scalar_cost", "pipelining", "cb_stacking",
+                     "index_math"):
             args.setdefault(name, bool(getattr(settings, name)))
         args.setdefault("pid_mapping", settings.pid_mapping)
         if args["pid_mapping"] not in PID_MAPPINGS:

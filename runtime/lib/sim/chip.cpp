@@ -41,6 +41,8 @@ Chip::Chip(const Config &cfg) : cfg_(cfg) {
     g.add("local_stall_cycles", unitLocalStall_[u]);
     g.add("local_bytes", unitLocalBytes_[u]);
     g.add("amount", unitAmount_[u]);
+    if (UnitKind(u) == UnitKind::DmaIn || UnitKind(u) == UnitKind::DmaOut)
+      g.add("by_address", unitByAddress_[u]);
   }
   memory_ = std::make_unique<MemorySystem>(cfg_, stats_.group("memory"));
   for (auto &s : scratch_)
@@ -165,7 +167,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
   coreCore1Busy_ = coreCore1Commands_ = 0;
   for (int u = 0; u < kNumUnits; ++u)
     unitBusy_[u] = unitCommands_[u] = unitParked_[u] = unitMemoryStall_[u] = unitAmount_[u] =
-        unitLocalStall_[u] = unitLocalBytes_[u] = 0;
+        unitLocalStall_[u] = unitLocalBytes_[u] = unitByAddress_[u] = 0;
   for (const auto &pe : pes_) {
     const Core &c = pe->core();
     coreBusy_ += c.busyCycles;
@@ -187,6 +189,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
       unitLocalStall_[u] += unit.localStallCycles;
       unitLocalBytes_[u] += unit.localBytes;
       unitAmount_[u] += unit.amount;
+      unitByAddress_[u] += unit.byAddress;
     }
   }
   LaunchSummary s;

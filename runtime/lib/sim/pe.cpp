@@ -33,7 +33,7 @@ void Unit::reset(int64_t depth) {
   parked_ = false;
   parkedCb_ = -1;
   busyCycles = commands = parkedCycles = memoryStallCycles = amount = 0;
-  localStallCycles = localBytes = 0;
+  localStallCycles = localBytes = byAddress = 0;
 }
 
 void Unit::push(const Command &c) {
@@ -114,6 +114,8 @@ void Unit::tryStart() {
     busyCycles += freeAt - now;
     nextFree_ = freeAt;
     ++commands;
+    if (c.kind == CmdKind::GatherIn || c.kind == CmdKind::ScatterOut)
+      ++byAddress;
     ++started_;
     const CommandLabel label = c.label();
     amount += uint64_t(label.amount);
@@ -130,6 +132,8 @@ void Unit::registerStats(StatGroup &g) {
   g.add("local_stall_cycles", localStallCycles);
   g.add("local_bytes", localBytes);
   g.add("amount", amount);
+  if (kind_ == UnitKind::DmaIn || kind_ == UnitKind::DmaOut)
+    g.add("by_address", byAddress);
 }
 
 //===----------------------------------------------------------------------===//

@@ -31,6 +31,10 @@ def ConvertTTToMTIA : Pass<"convert-tt-to-mtia", "::mlir::ModuleOp"> {
            "fill masked-out lanes of loads without `other` with NaN (floats) "
            "or the most negative integer instead of zero, to expose kernels "
            "that use them">,
+    Option<"indexMath", "index-math", "bool", /*default=*/"true",
+           "recover Inductor's index math, `//` and `%` by constants that "
+           "split a block into whole digits, as N-D DMAs (IndexMath.cpp); "
+           "false leaves such accesses to gathers and scatters">,
     Option<"rematerialize", "rematerialize", "unsigned", /*default=*/"0",
            "so that fewer tiles are live at once, give every later use of a "
            "tile its own copy of what made it: 1 = loads (where no write "

@@ -34,8 +34,9 @@ static Operation *firstNonAffine(Value v, int depth = 0) {
   if (isa<tt::MakeRangeOp, tt::SplatOp, arith::ConstantOp>(def))
     return nullptr;
   if (isa<tt::AddPtrOp, arith::AddIOp, arith::SubIOp, arith::MulIOp,
-          tt::ExpandDimsOp, tt::BroadcastOp, arith::ExtSIOp, arith::TruncIOp>(
-          def)) {
+          tt::ExpandDimsOp, tt::BroadcastOp, arith::ExtSIOp, arith::ExtUIOp,
+          arith::TruncIOp,
+          arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(def)) {
     for (Value operand : def->getOperands())
       if (Operation *bad = firstNonAffine(operand, depth + 1))
         return bad;
@@ -64,14 +65,25 @@ void KernelLowering::reportNonDma(Operation *op, Value ptr, Value mask,
     else if (Operation *bad = firstNonAffine(ptr))
       os << "its offsets are not affine in the program's ranges: '"
          << bad->getName() << "'" << lineOf(bad->getLoc())
-         << " is not an add, sub, multiply by a uniform value, broadcast or "
-            "range";
+         << " is not an add, sub, multiply by a uniform value, `//` or `%` "
+            "by a constant, broadcast or range";
     else
       os << "its offsets are not a base plus constant strides (a product of "
-            "two varying tensors?)";
+            "two varying tensors, or a `//` or `%` by a constant that does "
+            "not split the block into whole digits: the block must start at "
+            "a known multiple of the divisor, and the divisor must divide "
+            "the block's extent or be a multiple of it)";
   } else if (mask && !analyzeMask(mask, shape, loc)) {
     os << "its mask is not a box (a conjunction of `lo <= index < hi` per "
           "dimension)";
+  } else if (auto affine = analyzePtr(ptr, loc); affine && !affine->parts.empty()) {
+    os << "its `//` and `%` index math splits the block into "
+       << digitShape(affine->parts).size()
+       << " digits, and either that is more than a DMA's "
+       << mtia::kBoxRank
+       << " dimensions or the mask's bound is not a known multiple of the "
+          "inner digits (a bound given as a kernel argument is known to be "
+          "a multiple of 16 at most: make it a constant)";
   } else {
     os << "its access could not be described as a strided box";
   }

@@ -68,11 +68,20 @@ struct Lowered {
   }
 };
 
-/// An affine index expression over a tile's iteration space:
-/// value[i] = base + sum_d stride[d] * i_d, all lowered i64 scalars.
+/// The digits of a tile's index: each dimension d of size n_d written in
+/// the mixed radix parts[d] = {q_1, ..., q_m} (outer to inner, product n_d),
+/// i_d = sum_k j_k * q_{k+1} * ... * q_m with 0 <= j_k < q_k. One digit per
+/// dimension ({n_d}) is the usual case; `//` and `%` by constants split a
+/// dimension into more (Inductor's index math, IndexMath.cpp).
+using Digits = SmallVector<SmallVector<int64_t, 2>>;
+
+/// An affine index expression over the digits of a tile's iteration space:
+/// value[i] = base + sum_k stride[k] * j_k, all lowered i64 scalars.
+/// `parts` empty means one digit per dimension (strides per dimension).
 struct Affine {
   Value base;
   SmallVector<Value> strides;
+  Digits parts;
 };
 
 /// The region of a tile a mask keeps, as a box: mask[i] = AND_d (begin[d] <=
@@ -90,6 +99,9 @@ struct StridedBox {
   SmallVector<Value> strides;
   SmallVector<Value> valid;
   SmallVector<Value> begin;
+  /// The box's dense shape: the tile's shape, or its digits where `//` and
+  /// `%` split dimensions (the same bytes in the same order).
+  SmallVector<int64_t> shape;
 };
 
 /// CBs holding the address tile (I64) and the mask tile (I1, or -1) of an
@@ -103,6 +115,21 @@ int64_t numElements(ArrayRef<int64_t> shape);
 /// The tile shape of a source type (rank 0 for scalars).
 SmallVector<int64_t> shapeOf(Type type);
 Type elementTypeOf(Type type);
+/// `a`'s digits: its parts, or one digit per dimension of `shape`.
+Digits digitsOf(const Affine &a, ArrayRef<int64_t> shape);
+/// The position of dimension `dim`'s outermost digit among all digits.
+int64_t firstDigit(const Digits &digits, int64_t dim);
+/// The digits' sizes, outer to inner, dimension after dimension.
+SmallVector<int64_t> digitShape(const Digits &digits);
+/// Merges digits that only spell out their dimension's index (IndexMath.cpp).
+bool coarsenDigits(Affine &a);
+/// A positive integer that divides the lowered scalar `v` in every run (1 if
+/// nothing better is known): constants, products, sums, min / max, casts and
+/// kernel arguments with Triton's `tt.divisibility`.
+int64_t knownDivisor(Value v);
+/// Whether the lowered scalar `v` is >= 0 in every run (program ids,
+/// non-negative constants and what sums, products and casts make of them).
+bool knownNonNegative(Value v);
 /// Lowered scalar type: pointers become i64 byte addresses.
 Type lowerScalarType(Type type);
 /// Element type of a tile in local memory: pointers are i64 addresses.
@@ -141,6 +168,8 @@ public:
   /// DMAs; poison instead of zero in masked-out lanes of loads without other.
   bool dmaReport = false;
   bool poisonMaskedLoads = false;
+  /// `//` and `%` by constants in addresses become digits of a DMA box.
+  bool indexMath = true;
 
 private:
   // Blocks and ops.
@@ -197,10 +226,15 @@ private:
   // Address-only values and the structured-access analysis.
   bool isAddressOnly(Value v);
   std::optional<Affine> analyzeIndex(Value v, Location loc);
+  void reshapeAffine(Affine &a, Operation *def, Location loc);
   std::optional<Affine> analyzePtr(Value v, Location loc);
   std::optional<Affine> analyzeAddress(Value v, Location loc);
   std::optional<MaskBox> analyzeMask(Value mask, ArrayRef<int64_t> shape,
                                      Location loc);
+  // Index math by constants (IndexMath.cpp).
+  std::optional<Affine> analyzeDivRem(Operation *def, Location loc);
+  void refineDigits(Affine &a, const Digits &to, Location loc);
+  bool unifyDigits(Affine &x, Affine &y, ArrayRef<int64_t> shape, Location loc);
   std::optional<MaskBox> analyzeCompare(arith::CmpIOp cmp,
                                         ArrayRef<int64_t> shape, Location loc);
   std::optional<StridedBox> structuredBox(Value ptr, Value mask,
@@ -249,10 +283,10 @@ private:
   DenseMap<Value, Lowered> tensors;
   DenseMap<Value, bool> addressOnly;
   /// Loop-carried pointer and offset tensors: whether each iter_arg is one,
-  /// and the loop-invariant strides of those whose base is carried as a
-  /// scalar (keyed by the source iter_arg and loop result).
+  /// and the loop-invariant strides (and digits) of those whose base is
+  /// carried as a scalar (keyed by the source iter_arg and loop result).
   DenseMap<Value, bool> carriedAddress;
-  DenseMap<Value, SmallVector<Value>> carriedStrides;
+  DenseMap<Value, Affine> carriedStrides;
   /// Values whose only use is a loop's yield into a carried CB, and those
   /// that were produced straight into it (their yield copies nothing).
   DenseMap<Value, int64_t> yieldTargets;

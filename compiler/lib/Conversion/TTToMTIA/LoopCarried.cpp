@@ -186,8 +186,8 @@ std::optional<Value> KernelLowering::carriedAddressInit(scf::ForOp loop,
   auto init = analyzeAddress(loop.getInitArgs()[i], loop.getLoc());
   if (!init)
     return std::nullopt;
-  carriedStrides[loop.getRegionIterArgs()[i]] = init->strides;
-  carriedStrides[loop.getResult(i)] = init->strides;
+  carriedStrides[loop.getRegionIterArgs()[i]] = *init;
+  carriedStrides[loop.getResult(i)] = *init;
   return init->base;
 }
 

@@ -62,7 +62,7 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
   if (auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc)) {
     int64_t cb = newTile(op.getResult(), elemType, shape, loc);
     mtia::DmaInOp::create(b, loc, box->base, box->strides, box->valid, box->begin,
-                          pad, cb, elemType, shape);
+                          pad, cb, elemType, box->shape);
     return success();
   }
 
@@ -108,7 +108,7 @@ LogicalResult KernelLowering::lowerStore(tt::StoreOp op) {
 
   if (auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc)) {
     mtia::DmaOutOp::create(b, loc, box->base, box->strides, box->valid, box->begin,
-                           valueCb, elemType, shape);
+                           valueCb, elemType, box->shape);
   } else {
     reportNonDma(op, op.getPtr(), op.getMask(), shape);
     auto tiles = addressTiles(op, op.getPtr(), op.getMask(), shape, loc, temps);

@@ -44,7 +44,9 @@ bool KernelLowering::isAddressOnly(Value v) {
       ok = isAddressOnly(user->getResult(0)); // ptr<f32> -> ptr<i32> (atomics)
     else if (isa<tt::AddPtrOp, tt::ExpandDimsOp, tt::BroadcastOp, arith::AddIOp,
                  arith::SubIOp, arith::MulIOp, arith::CmpIOp, arith::AndIOp,
-                 arith::ExtSIOp, arith::TruncIOp>(user))
+                 arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::DivSIOp,
+                 arith::DivUIOp,
+                 arith::RemSIOp, arith::RemUIOp>(user))
       ok = isa<RankedTensorType>(user->getResult(0).getType()) &&
            isAddressOnly(user->getResult(0));
     else if (auto loop = dyn_cast<scf::ForOp>(user))
@@ -70,6 +72,30 @@ bool KernelLowering::isAddressOnly(Value v) {
   return result;
 }
 
+/// `a` (of the operand of `def`, an expand_dims or a broadcast) as the
+/// expression of the result: a new dimension has index 0 (stride 0); a
+/// broadcast dimension had size 1, so its index is 0 as well.
+void KernelLowering::reshapeAffine(Affine &a, Operation *def, Location loc) {
+  if (auto expand = dyn_cast<tt::ExpandDimsOp>(def)) {
+    int64_t axis = expand.getAxis();
+    int64_t k = a.parts.empty() ? axis : firstDigit(a.parts, axis);
+    a.strides.insert(a.strides.begin() + k, constI64(0, loc));
+    if (!a.parts.empty())
+      a.parts.insert(a.parts.begin() + axis, {1});
+    return;
+  }
+  auto srcShape = cast<RankedTensorType>(def->getOperand(0).getType()).getShape();
+  auto shape = cast<RankedTensorType>(def->getResult(0).getType()).getShape();
+  for (auto [d, n] : llvm::enumerate(srcShape)) {
+    if (n != 1)
+      continue;
+    int64_t k = a.parts.empty() ? d : firstDigit(a.parts, d);
+    a.strides[k] = constI64(0, loc);
+    if (!a.parts.empty())
+      a.parts[d] = {shape[d]};
+  }
+}
+
 /// Recovers `v` (an integer tensor) as base + sum stride_d * i_d.
 std::optional<Affine> KernelLowering::analyzeIndex(Value v, Location loc) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -81,8 +107,11 @@ std::optional<Affine> KernelLowering::analyzeIndex(Value v, Location loc) {
   };
   // An offset tensor carried by a loop as a scalar base (LoopCarried.cpp).
   auto carried = carriedStrides.find(v);
-  if (carried != carriedStrides.end() && scalar(v))
-    return Affine{scalar(v), carried->second};
+  if (carried != carriedStrides.end() && scalar(v)) {
+    Affine a = carried->second;
+    a.base = scalar(v);
+    return a;
+  }
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
@@ -101,40 +130,33 @@ std::optional<Affine> KernelLowering::analyzeIndex(Value v, Location loc) {
     return Affine{constI64(dense.getSplatValue<APInt>().getSExtValue(), loc),
                   zeros()};
   }
-  if (isa<arith::ExtSIOp, arith::TruncIOp>(def))
+  // Casts keep the index's value: the analysis assumes, as Triton's own
+  // address arithmetic does, that indices do not wrap (an unsigned index,
+  // zero-extended by tt.addptr, is a non-negative one).
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
     return analyzeIndex(def->getOperand(0), loc);
-  if (auto expand = dyn_cast<tt::ExpandDimsOp>(def)) {
-    auto inner = analyzeIndex(expand.getSrc(), loc);
+  if (isa<tt::ExpandDimsOp, tt::BroadcastOp>(def)) {
+    auto inner = analyzeIndex(def->getOperand(0), loc);
     if (!inner)
       return std::nullopt;
-    inner->strides.insert(inner->strides.begin() + expand.getAxis(),
-                          constI64(0, loc));
+    reshapeAffine(*inner, def, loc);
     return inner;
   }
-  if (auto bcast = dyn_cast<tt::BroadcastOp>(def)) {
-    auto inner = analyzeIndex(bcast.getSrc(), loc);
-    if (!inner)
-      return std::nullopt;
-    // Broadcast dimensions had size 1; their index is always 0.
-    auto srcShape = bcast.getSrc().getType().getShape();
-    for (int64_t d = 0; d < rank; ++d)
-      if (srcShape[d] == 1)
-        inner->strides[d] = constI64(0, loc);
-    return inner;
-  }
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(def))
+    return analyzeDivRem(def, loc);
   if (isa<arith::AddIOp, arith::SubIOp>(def)) {
     auto lhs = analyzeIndex(def->getOperand(0), loc);
     auto rhs = lhs ? analyzeIndex(def->getOperand(1), loc) : std::nullopt;
-    if (!rhs)
+    if (!rhs || !unifyDigits(*lhs, *rhs, type.getShape(), loc))
       return std::nullopt;
     auto combine = [&](Value x, Value y) -> Value {
       if (isa<arith::AddIOp>(def))
         return b.createOrFold<arith::AddIOp>(loc, x, y);
       return b.createOrFold<arith::SubIOp>(loc, x, y);
     };
-    Affine out{combine(lhs->base, rhs->base), {}};
-    for (int64_t d = 0; d < rank; ++d)
-      out.strides.push_back(combine(lhs->strides[d], rhs->strides[d]));
+    Affine out{combine(lhs->base, rhs->base), {}, lhs->parts};
+    for (auto [l, r] : llvm::zip(lhs->strides, rhs->strides))
+      out.strides.push_back(combine(l, r));
     return out;
   }
   if (isa<arith::MulIOp>(def)) {
@@ -151,7 +173,8 @@ std::optional<Affine> KernelLowering::analyzeIndex(Value v, Location loc) {
                           : std::nullopt;
       if (!other)
         return std::nullopt;
-      Affine out{b.createOrFold<arith::MulIOp>(loc, other->base, factor->base), {}};
+      Affine out{b.createOrFold<arith::MulIOp>(loc, other->base, factor->base),
+                 {}, other->parts};
       for (Value s : other->strides)
         out.strides.push_back(b.createOrFold<arith::MulIOp>(loc, s, factor->base));
       return out;
@@ -167,8 +190,11 @@ std::optional<Affine> KernelLowering::analyzePtr(Value v, Location loc) {
   int64_t rank = type.getRank();
   // A pointer tensor carried by a loop as a scalar base.
   auto carried = carriedStrides.find(v);
-  if (carried != carriedStrides.end() && scalar(v))
-    return Affine{scalar(v), carried->second};
+  if (carried != carriedStrides.end() && scalar(v)) {
+    Affine a = carried->second;
+    a.base = scalar(v);
+    return a;
+  }
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
@@ -182,30 +208,22 @@ std::optional<Affine> KernelLowering::analyzePtr(Value v, Location loc) {
     auto inner = analyzePtr(def->getOperand(0), loc);
     if (!inner)
       return std::nullopt;
-    if (auto expand = dyn_cast<tt::ExpandDimsOp>(def)) {
-      inner->strides.insert(inner->strides.begin() + expand.getAxis(),
-                            constI64(0, loc));
-    } else {
-      auto srcShape = cast<RankedTensorType>(def->getOperand(0).getType()).getShape();
-      for (int64_t d = 0; d < rank; ++d)
-        if (srcShape[d] == 1)
-          inner->strides[d] = constI64(0, loc);
-    }
+    reshapeAffine(*inner, def, loc);
     return inner;
   }
   if (auto addptr = dyn_cast<tt::AddPtrOp>(def)) {
     auto base = analyzePtr(addptr.getPtr(), loc);
     auto offset = base ? analyzeIndex(addptr.getOffset(), loc) : std::nullopt;
-    if (!offset)
+    if (!offset || !unifyDigits(*base, *offset, type.getShape(), loc))
       return std::nullopt;
     int64_t elemBytes = mtia::elementBytes(
         cast<tt::PointerType>(type.getElementType()).getPointeeType());
     Value byteOffset =
         b.createOrFold<arith::MulIOp>(loc, offset->base, constI64(elemBytes, loc));
-    Affine out{b.createOrFold<arith::AddIOp>(loc, base->base, byteOffset), {}};
-    for (int64_t d = 0; d < rank; ++d)
-      out.strides.push_back(
-          b.createOrFold<arith::AddIOp>(loc, base->strides[d], offset->strides[d]));
+    Affine out{b.createOrFold<arith::AddIOp>(loc, base->base, byteOffset), {},
+               base->parts};
+    for (auto [s, o] : llvm::zip(base->strides, offset->strides))
+      out.strides.push_back(b.createOrFold<arith::AddIOp>(loc, s, o));
     return out;
   }
   return std::nullopt;
@@ -299,7 +317,7 @@ KernelLowering::analyzeCompare(arith::CmpIOp cmp, ArrayRef<int64_t> shape,
   int64_t rank = shape.size();
   auto lhs = analyzeIndex(cmp.getLhs(), loc);
   auto rhs = lhs ? analyzeIndex(cmp.getRhs(), loc) : std::nullopt;
-  if (!rhs)
+  if (!rhs || !coarsenDigits(*lhs) || !coarsenDigits(*rhs))
     return std::nullopt;
   auto isConst = [](Value v, int64_t c) {
     APInt value;
@@ -386,23 +404,45 @@ std::optional<StridedBox> KernelLowering::structuredBox(Value ptr, Value mask,
   auto affine = analyzePtr(ptr, loc);
   if (!affine)
     return std::nullopt;
-  StridedBox box{affine->base, affine->strides, {}, {}};
+  Digits digits = digitsOf(*affine, shape);
+  SmallVector<int64_t> boxShape = digitShape(digits);
+  if (boxShape.size() > static_cast<size_t>(mtia::kBoxRank))
+    return std::nullopt;
+  StridedBox box{affine->base, affine->strides, {}, {}, boxShape};
   if (!mask) {
-    for (int64_t d : shape)
-      box.valid.push_back(constI64(d, loc));
+    for (int64_t n : boxShape)
+      box.valid.push_back(constI64(n, loc));
     return box;
   }
   auto kept = analyzeMask(mask, shape, loc);
   if (!kept)
     return std::nullopt;
-  box.valid = std::move(kept->end);
+  // A dimension split into digits keeps a box only if its bounds are whole
+  // multiples of its inner digits: [begin, end) bounds the outer digit.
+  SmallVector<Value> begin;
+  for (auto [d, parts] : llvm::enumerate(digits)) {
+    int64_t inner = numElements(ArrayRef<int64_t>(parts).drop_front());
+    Value lo = kept->begin[d], hi = kept->end[d];
+    if (inner > 1) {
+      if (knownDivisor(lo) % inner != 0 || knownDivisor(hi) % inner != 0)
+        return std::nullopt;
+      lo = b.createOrFold<arith::DivSIOp>(loc, lo, constI64(inner, loc));
+      hi = b.createOrFold<arith::DivSIOp>(loc, hi, constI64(inner, loc));
+    }
+    begin.push_back(lo);
+    box.valid.push_back(hi);
+    for (int64_t q : ArrayRef<int64_t>(parts).drop_front()) {
+      begin.push_back(constI64(0, loc));
+      box.valid.push_back(constI64(q, loc));
+    }
+  }
   // A box that begins at 0 in every dimension (a mask of upper bounds only)
   // carries no begin.
   APInt value;
-  if (llvm::any_of(kept->begin, [&](Value v) {
+  if (llvm::any_of(begin, [&](Value v) {
         return !matchPattern(v, m_ConstantInt(&value)) || !value.isZero();
       }))
-    box.begin = std::move(kept->begin);
+    box.begin = std::move(begin);
   return box;
 }
 

@@ -560,6 +560,10 @@ FailureOr<func::FuncOp> KernelLowering::run() {
   for (auto [from, to] : llvm::zip(src.getArguments(), entry->getArguments())) {
     to.setLoc(from.getLoc()); // keeps the argument's name for the emitter
     scalars.map(from, to);
+    // Triton's specialization (a multiple of 16) is a fact the index math
+    // uses (knownDivisor).
+    if (auto div = src.getArgAttr(from.getArgNumber(), "tt.divisibility"))
+      dst.setArgAttr(to.getArgNumber(), "tt.divisibility", div);
   }
   b.setInsertionPointToStart(entry);
   if (failed(lowerBlock(src.getBody().front()))) {
@@ -620,6 +624,7 @@ struct ConvertTTToMTIA
       KernelLowering lowering(func);
       lowering.dmaReport = dmaReport;
       lowering.poisonMaskedLoads = poisonMaskedLoads;
+      lowering.indexMath = indexMath;
       if (failed(lowering.run()))
         return signalPassFailure();
     }

@@ -98,6 +98,10 @@ public:
   /// bytes (dma_in, dma_out, mlu, re), elements (se, vec), MACs (dpe). The
   /// roofline divides it by time.
   uint64_t amount = 0;
+  /// Fabric units: gathers and scatters, the accesses by per-element
+  /// address that the compiler could not make strided DMAs (the DMA report
+  /// says why); part of `commands`.
+  uint64_t byAddress = 0;
 
 private:
   enum Tag : uint32_t { kWake, kComplete };
