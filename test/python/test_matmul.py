@@ -10,6 +10,7 @@ import triton
 import triton.language as tl
 
 import triton_mtia
+from triton_mtia.samples.attention import attention
 from triton_mtia.samples.matmul import matmul, matmul_kernel
 
 # ---------------------------------------------------------------------------
@@ -76,49 +77,6 @@ def grouped_gemm_kernel(a_ptrs_ptr, b_ptrs_ptr, c_ptrs_ptr, sizes_ptr, num_probl
                 b_tile += BLOCK_K * n
             tl.store(c_ptr + rows[:, None] * n + cols[None, :], acc, mask=(rows[:, None] < m) & (cols[None, :] < n))
         first_tile += tiles
-
-
-@triton.jit
-def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, stride_h, stride_s, HEAD_DIM: tl.constexpr,
-                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, P_FP16: tl.constexpr):
-    # One program per (query block, head); K and V are streamed in blocks of
-    # BLOCK_N with the online-softmax rescaling of the running sum and output.
-    start_m = tl.program_id(0) * BLOCK_M
-    head = tl.program_id(1)
-    offs_m = start_m + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
-    offs_n = tl.arange(0, BLOCK_N)
-    base = head * stride_h
-    q = tl.load(q_ptr + base + offs_m[:, None] * stride_s + offs_d[None, :], mask=offs_m[:, None] < seq_len,
-                other=0.0)
-    m_i = tl.full((BLOCK_M, ), float("-inf"), tl.float32)
-    l_i = tl.zeros((BLOCK_M, ), tl.float32)
-    acc = tl.zeros((BLOCK_M, HEAD_DIM), tl.float32)
-    qk_scale = sm_scale * 1.4426950408889634  # exp(x) = exp2(x * log2(e))
-    hi = tl.minimum(start_m + BLOCK_M, seq_len) if CAUSAL else seq_len
-    for start_n in range(0, hi, BLOCK_N):
-        kv_rows = start_n + offs_n
-        k = tl.load(k_ptr + base + kv_rows[:, None] * stride_s + offs_d[None, :], mask=kv_rows[:, None] < seq_len,
-                    other=0.0)
-        qk = tl.dot(q, tl.trans(k))
-        valid = kv_rows[None, :] < seq_len
-        if CAUSAL:
-            valid = valid & (offs_m[:, None] >= kv_rows[None, :])
-        qk = tl.where(valid, qk * qk_scale, float("-inf"))
-        m_new = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.math.exp2(qk - m_new[:, None])
-        alpha = tl.math.exp2(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(v_ptr + base + kv_rows[:, None] * stride_s + offs_d[None, :], mask=kv_rows[:, None] < seq_len,
-                    other=0.0)
-        if P_FP16:  # the usual GPU choice: P rounded to the input type
-            acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
-        else:
-            acc = tl.dot(p, v.to(tl.float32), acc * alpha[:, None])
-        m_i = m_new
-    out = acc / l_i[:, None]
-    tl.store(o_ptr + base + offs_m[:, None] * stride_s + offs_d[None, :], out.to(tl.float16),
-             mask=offs_m[:, None] < seq_len)
 
 
 @triton.jit
@@ -411,11 +369,8 @@ def test_attention_forward(causal, p_fp16, gen):
     q = torch.randn(heads, seq, dim, generator=gen).half()
     k = torch.randn(heads, seq, dim, generator=gen).half()
     v = torch.randn(heads, seq, dim, generator=gen).half()
-    o = torch.empty_like(q)
     scale = dim**-0.5
-    grid = (triton.cdiv(seq, 16), heads)
-    attention_fwd_kernel[grid](q, k, v, o, seq, scale, q.stride(0), q.stride(1), HEAD_DIM=dim, BLOCK_M=16,
-                               BLOCK_N=16, CAUSAL=causal, P_FP16=p_fp16)
+    o = attention(q, k, v, causal=causal, block_m=16, block_n=16, p_fp16=p_fp16)
     expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal,
                                                                 scale=scale)
     # Rounding P (in [0, 1]) to fp16 before the second dot is an error of up

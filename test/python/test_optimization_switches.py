@@ -1,6 +1,7 @@
 """Switching an optimization off changes only performance, never results:
 the conformance suite's kernels (and the matmuls, whose K loops pipelining
-targets) run again with each switch off, each in a fresh process (the two
+targets, and the kernels of Inductor-style index math) run again with each
+switch off, each in a fresh process (the two
 at once), leaving out the one test that asserts a performance figure.
 Without stacking, the kernels of conformance/test_resources.py (more live
 scans than CBs, which rematerialization cannot recompute) do not compile
@@ -29,7 +30,7 @@ def test_conformance_with_each_optimization_off(tmp_path):
         # A private Triton cache: no kernel compiled with the switch on is reused.
         env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path / name))
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--mtia-off={name}",
-               "conformance", "test_matmul.py", "-k", "not test_large_matmul_runs_at_the_dpe_peak_from_sram"]
+               "conformance", "test_matmul.py", "test_index_math.py", "-k", "not test_large_matmul_runs_at_the_dpe_peak_from_sram"]
         if name == "cb_stacking":
             cmd.append("--ignore=conformance/test_resources.py")
         runs[name] = subprocess.Popen(cmd, cwd=HERE, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -19,11 +19,19 @@ flag):
   CB one behind the other instead of being reloaded and recomputed
   (mtia-assign-cbs; off: ``--no-cb-stacking``, such kernels are
   rematerialized).
+* ``index_math``: Inductor's ``x // d`` and ``x % d`` by constants in
+  addresses split the block into digits, and the access is one N-D DMA
+  over them (convert-tt-to-mtia, IndexMath.cpp; off: ``--no-index-math``,
+  such accesses are gathers and scatters by address).
 
 Kernels: softmax and layernorm at 300x781 (not multiples of their blocks),
 a GEMM with a long K loop at two shapes, a row sum streaming 64 Ki columns
-per row, and Inductor's max_pool2d_with_indices (nine taps live for the max
-and again for the argmax). An optimization that does not apply to a kernel
+per row, fused attention (fp16, d = 64, 64 x 64 blocks, 4 heads) causal and
+not at L = 1024 and 4096, and kernels as Inductor writes them with static
+shapes (``//`` and ``%`` index math): max_pool2d_with_indices (nine taps
+live for the max and again for the argmax), an NCHW -> NHWC conversion with
+a per-channel bias, and mish (x * tanh(softplus(x))), whose log1p runs on
+the RISC-V vector core. An optimization that does not apply to a kernel
 shows 1.00.
 """
 
@@ -42,12 +50,13 @@ import triton.language as tl
 import triton_mtia
 
 from .. import runtime
+from ..samples import attention as attention_sample
 from ..samples.layernorm import layernorm_kernel
 from ..samples.matmul import matmul_kernel
 from ..samples.softmax import softmax_kernel
 
 #: The optimizations, each the setting (and launch option) that turns it off.
-OPTIMIZATIONS = ("pipelining", "cb_stacking")
+OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math")
 CONFIGS = ("all", ) + tuple(f"no_{name}" for name in OPTIMIZATIONS)
 
 
@@ -63,9 +72,11 @@ def row_sum_kernel(x_ptr, out_ptr, cols, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def maxpool_indices_kernel(in_ptr, out_ptr, idx_ptr, H, W, OH, OW, numel, XBLOCK: tl.constexpr):
-    # As Inductor writes max_pool2d_with_indices (3x3, stride 2): every load
-    # first, then the max chain and the argmax chain over the nine taps.
+def maxpool_indices_kernel(in_ptr, out_ptr, idx_ptr, H: tl.constexpr, W: tl.constexpr, OH: tl.constexpr,
+                           OW: tl.constexpr, numel: tl.constexpr, XBLOCK: tl.constexpr):
+    # As Inductor writes max_pool2d_with_indices (3x3, stride 2) for static
+    # shapes (the sizes are constants): every load first, then the max chain
+    # and the argmax chain over the nine taps.
     xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
     xmask = xindex < numel
     ow = xindex % OW
@@ -106,6 +117,36 @@ def maxpool_indices_kernel(in_ptr, out_ptr, idx_ptr, H, W, OH, OW, numel, XBLOCK
     i = tl.where(t8 > v, 8, i)
     tl.store(out_ptr + xindex, m, xmask)
     tl.store(idx_ptr + xindex, i, xmask)
+
+
+@triton.jit
+def nhwc_bias_kernel(in_ptr0, in_ptr1, out_ptr0, XBLOCK: tl.constexpr):
+    # (x.permute(0, 2, 3, 1) + bias) for x of shape [8, 64, 32, 32], in the
+    # form of an Inductor pointwise kernel: one flattened index of the
+    # output, coordinates recovered by // and %.
+    xnumel = 524288
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    xmask = xindex < xnumel
+    x0 = xindex % 64
+    x1 = (xindex // 64) % 1024
+    x2 = xindex // 65536
+    tmp0 = tl.load(in_ptr0 + (x1 + 1024 * x0 + 65536 * x2), xmask)
+    tmp1 = tl.load(in_ptr1 + x0, xmask)
+    tmp2 = tmp0 + tmp1
+    tl.store(out_ptr0 + xindex, tmp2, xmask)
+
+
+@triton.jit
+def mish_kernel(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    # mish(x) = x * tanh(softplus(x)), softplus as Inductor writes it (linear
+    # above 20); log1p has no SE lookup table, so it runs on the vector core.
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    xmask = xindex < xnumel
+    x = tl.load(in_ptr0 + xindex, xmask)
+    sp = tl.where(x > 20.0, x, tl.extra.libdevice.log1p(tl.exp(x)))
+    y = x * tl.extra.libdevice.tanh(sp)
+    tl.store(out_ptr0 + xindex, y, xmask)
 
 
 # Each kernel: a function of a generator that makes its tensors once and
@@ -182,11 +223,54 @@ def _maxpool(gen) -> Launch:
     ref, ref_idx = windows.max(-1)
 
     def launch(**opts):
-        maxpool_indices_kernel[(triton.cdiv(numel, 1024), )](x, out, idx, 65, 65, 32, 32, numel, XBLOCK=1024,
-                                                              **opts)
+        maxpool_indices_kernel[(triton.cdiv(numel, 1024), )](x, out, idx, H=65, W=65, OH=32, OW=32, numel=numel,
+                                                              XBLOCK=1024, **opts)
         return [out, idx], [ref, ref_idx.int()]
 
     return launch
+
+
+def _nhwc_bias(gen) -> Launch:
+    x = torch.randn(8, 64, 32, 32, generator=gen)
+    bias = torch.randn(64, generator=gen)
+    out = torch.empty(8, 32, 32, 64)
+    expected = [x.permute(0, 2, 3, 1) + bias]
+
+    def launch(**opts):
+        nhwc_bias_kernel[(512, )](x, bias, out, XBLOCK=1024, **opts)
+        return [out], expected
+
+    return launch
+
+
+def _mish(gen) -> Launch:
+    x = torch.randn(300, 781, generator=gen) * 4
+    out = torch.empty_like(x)
+    expected = [torch.nn.functional.mish(x)]
+
+    def launch(**opts):
+        mish_kernel[(triton.cdiv(x.numel(), 1024), )](x, out, x.numel(), XBLOCK=1024, **opts)
+        return [out], expected
+
+    return launch
+
+
+def _attention(seq, causal, heads=4, dim=64):
+
+    def setup(gen) -> Launch:
+        q, k, v = (torch.randn(heads, seq, dim, generator=gen).half() for _ in range(3))
+        expected = [
+            torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                             is_causal=causal).half()
+        ]
+
+        def launch(**opts):
+            # Zigzag balances the causal rows' growing work over the PEs.
+            return [attention_sample.attention(q, k, v, causal=causal, pid_mapping="zigzag", **opts)], expected
+
+        return launch
+
+    return setup
 
 
 KERNELS: Dict[str, Callable[[torch.Generator], Launch]] = {
@@ -195,16 +279,30 @@ KERNELS: Dict[str, Callable[[torch.Generator], Launch]] = {
     "gemm_256x256x4096": _gemm(256, 256, 4096, 128, 128, 64),
     "gemm_64x64x8192": _gemm(64, 64, 8192, 64, 64, 128),
     "row_sum_8x65536": _row_sum,
+    "attention_L1024": _attention(1024, False),
+    "attention_causal_L1024": _attention(1024, True),
+    "attention_L4096": _attention(4096, False),
+    "attention_causal_L4096": _attention(4096, True),
     "maxpool2d_indices": _maxpool,
+    "inductor_nhwc_bias": _nhwc_bias,
+    "mish_vector_core": _mish,
 }
 
 
-def measure(launch: Launch, config: str) -> int:
-    """Simulated cycles of one launch in one configuration; checks the result."""
+def measure(launch: Launch, config: str) -> runtime.LaunchStats:
+    """One launch in one configuration; checks the result."""
     results, expected = launch(**{opt: config != f"no_{opt}" for opt in OPTIMIZATIONS})
     for got, want in zip(results, expected):
         torch.testing.assert_close(got, want, rtol=2e-3, atol=2e-3)
-    return triton_mtia.last_launch().cycles
+    return triton_mtia.last_launch()
+
+
+def dpe_fraction(stats: runtime.LaunchStats) -> float:
+    """The DPE's MACs over what the chip's DPEs could do in the launch's
+    time, at the fp16 rate (the attention kernels' figure of merit)."""
+    cfg = stats.config
+    peak = cfg["dpe_fp16_macs_per_cycle"] * cfg["pe_rows"] * cfg["pe_cols"]
+    return stats.stats["units"]["dpe"]["amount"] / (stats.cycles * peak)
 
 
 def main(argv=None) -> int:
@@ -216,27 +314,35 @@ def main(argv=None) -> int:
     runtime.configure()
     names = args.kernels or list(KERNELS)
     cycles: Dict[str, Dict[str, int]] = {}
+    busy: Dict[str, Dict[str, float]] = {}
+    dpe: Dict[str, float] = {}
     for k, name in enumerate(names):
         launch = KERNELS[name](torch.Generator().manual_seed(0))
         cycles[name] = {}
         for config in CONFIGS:
             print(f"[{k + 1}/{len(names)}] {name}: {config} ...", file=sys.stderr, flush=True)
-            cycles[name][config] = measure(launch, config)
+            stats = measure(launch, config)
+            cycles[name][config] = stats.cycles
+            if config == "all":
+                busy[name] = {u: round(f, 4) for u, f in stats.utilization().items()}
+                dpe[name] = round(dpe_fraction(stats), 4)
     width = max(len(n) for n in names)
     header = f"{'kernel':<{width}}  {'all on':>10}" + "".join(f"  {'no ' + o:>14}  {'gain':>5}"
                                                              for o in OPTIMIZATIONS)
-    print(header)
+    print(header + "  busiest unit (all on)   DPE/peak")
     for name in names:
         row = cycles[name]
         line = f"{name:<{width}}  {row['all']:>10}"
         for opt in OPTIMIZATIONS:
             off = row[f"no_{opt}"]
             line += f"  {off:>14}  {off / row['all']:>5.2f}"
+        unit, frac = max(busy[name].items(), key=lambda kv: kv[1])
+        line += f"  {unit:>8} {frac:>6.0%} busy   {dpe[name]:>7.1%}"
         print(line)
     if args.json:
         Path(args.json).write_text(
             json.dumps({"kernels": names, "optimizations": list(OPTIMIZATIONS), "configs": list(CONFIGS),
-                        "cycles": cycles}, indent=2) + "\n")
+                        "cycles": cycles, "utilization": busy, "dpe_fraction_of_peak": dpe}, indent=2) + "\n")
     return 0
 
 
