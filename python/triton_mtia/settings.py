@@ -112,10 +112,13 @@ class Settings:
     #: stacking tiles in one CB when more are live than a PE has CBs (False:
     #: such kernels are rematerialized instead); Inductor's index math,
     #: ``//`` and ``%`` by constants in addresses, as the digits of an N-D
-    #: DMA (False: gathers and scatters by address).
+    #: DMA (False: gathers and scatters by address); elementwise commands
+    #: the RISC-V vector core would finish before the busy SIMD engine go to
+    #: it (mtia-share-vector-core; False: all on the SE).
     pipelining: bool = True
     cb_stacking: bool = True
     index_math: bool = True
+    vector_core_sharing: bool = True
     #: How a launch deals its programs to the PEs (paper 4.3.1): "linear"
     #: (PE k runs a contiguous block of program ids), "round_robin" (PE k
     #: runs k, k+64, ...) or "zigzag" (rounds of 64 dealt forward, then

@@ -11,7 +11,7 @@ import triton_mtia
 
 def pytest_addoption(parser):
     parser.addoption("--mtia-off", action="append", default=[],
-                     help="switch off an optimization (pipelining, cb_stacking, index_math) for the whole run")
+                     help="switch off an optimization (pipelining, cb_stacking, index_math, vector_core_sharing) for the whole run")
 
 
 def pytest_configure(config):

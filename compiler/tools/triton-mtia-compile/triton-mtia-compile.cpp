@@ -63,6 +63,10 @@ static cl::opt<bool> noIndexMath(
     cl::desc("leave `//` and `%` in addresses to gathers and scatters instead of "
              "splitting the block into the digits of an N-D DMA "
              "(convert-tt-to-mtia index-math=false)"));
+static cl::opt<bool> noVectorCoreSharing(
+    "no-vector-core-sharing",
+    cl::desc("keep every elementwise command on the SIMD engine (skip "
+             "mtia-share-vector-core)"));
 static cl::opt<bool> noScalarCost(
     "no-scalar-cost",
     cl::desc("do not charge the core for the kernel's scalar code "
@@ -222,6 +226,8 @@ int main(int argc, char **argv) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIALegalizeRank());
+    if (!noVectorCoreSharing)
+      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAShareVectorCore());
     triton_mtia::mtia::MTIAAssignCBsOptions cbs;
     cbs.numStages = std::max<int64_t>(numStages, 1);
     cbs.stacking = !noCbStacking;

@@ -74,8 +74,11 @@ class MTIAOptions:
     #: (False leaves such kernels to rematerialization).
     pipelining: Optional[bool] = None
     cb_stacking: Optional[bool] = None
-    #: and recovering `//` / `%` index math as N-D DMAs (False: gathers).
+    #: recovering `//` / `%` index math as N-D DMAs (False: gathers), and
+    #: giving elementwise commands to the idle vector core where it finishes
+    #: them first (False: all on the SIMD engine).
     index_math: Optional[bool] = None
+    vector_core_sharing: Optional[bool] = None
     debug: bool = False
     sanitize_overflow: bool = True
     arch: str = "mtia2i"
@@ -175,6 +178,8 @@ def _compiler_flags(options) -> List[str]:
         flags.append("--no-cb-stacking")
     if options.index_math is False:
         flags.append("--no-index-math")
+    if options.vector_core_sharing is False:
+        flags.append("--no-vector-core-sharing")
     flags.append(f"--num-stages={options.num_stages if options.pipelining is not False else 1}")
     return flags
 
@@ -212,7 +217,7 @@ class MTIABackend(BaseBackend):
         args = {f.name: opts[f.name] for f in fields(MTIAOptions) if opts.get(f.name) is not None}
         args["arch"] = str(self.target.arch)
         for name in ("dma_report", "poison_masked_loads", "scalar_cost", "pipelining", "cb_stacking",
-                     "index_math"):
+                     "index_math", "vector_core_sharing"):
             args.setdefault(name, bool(getattr(settings, name)))
         args.setdefault("pid_mapping", settings.pid_mapping)
         if args["pid_mapping"] not in PID_MAPPINGS:

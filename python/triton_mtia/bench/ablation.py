@@ -23,6 +23,10 @@ flag):
   addresses split the block into digits, and the access is one N-D DMA
   over them (convert-tt-to-mtia, IndexMath.cpp; off: ``--no-index-math``,
   such accesses are gathers and scatters by address).
+* ``vector_core_sharing``: an elementwise command goes to the RISC-V vector
+  core (half the SE's rate, a queue of its own) where a list schedule of the
+  block says it finishes there before the busy SIMD engine would
+  (mtia-share-vector-core; off: ``--no-vector-core-sharing``, all on the SE).
 
 Kernels: softmax and layernorm at 300x781 (not multiples of their blocks),
 a GEMM with a long K loop at two shapes, a row sum streaming 64 Ki columns
@@ -56,7 +60,7 @@ from ..samples.matmul import matmul_kernel
 from ..samples.softmax import softmax_kernel
 
 #: The optimizations, each the setting (and launch option) that turns it off.
-OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math")
+OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math", "vector_core_sharing")
 CONFIGS = ("all", ) + tuple(f"no_{name}" for name in OPTIMIZATIONS)
 
 

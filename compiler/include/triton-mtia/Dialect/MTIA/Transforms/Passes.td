@@ -64,4 +64,29 @@ def MTIALegalizeRank : Pass<"mtia-legalize-rank", "::mlir::func::FuncOp"> {
   }];
 }
 
+def MTIAShareVectorCore : Pass<"mtia-share-vector-core", "::mlir::func::FuncOp"> {
+  let summary = "Give elementwise commands to the vector core where it finishes them first";
+  let description = [{
+    The RISC-V vector core runs every SE opcode, at half the SE's rate, on
+    a queue of its own. In a kernel bound by the SIMD engine (fused
+    attention: about ten full-tile commands per K/V block beside two DPE
+    dots) some elementwise commands do not depend on the one the SE is busy
+    with, and the idle vector core can take them. For each block, the pass
+    list-schedules the commands in program order on estimates of their
+    units' times (the simulator's own formulas, docs/simulator.md
+    "Timing"): a command may start when the commands that wrote the CBs it
+    reads are done and its unit is free, and an `mtia.se` on the SE moves
+    to the vector core (`unit = "vec"`) when it would finish there
+    earlier. Results do not change: both units compute the same opcode the
+    same way.
+  }];
+  let options = [
+    Option<"seLanes", "se-lanes", "int64_t", "32", "SE lanes for 32-bit elements">,
+    Option<"seFillCycles", "se-fill-cycles", "int64_t", "8", "SE pipeline fill per command">,
+    Option<"vecBytesPerCycle", "vec-bytes-per-cycle", "int64_t", "64",
+           "vector core bytes per cycle (RVV VLEN 512)">,
+    Option<"vecFillCycles", "vec-fill-cycles", "int64_t", "4", "vector core fill per command">,
+  ];
+}
+
 #endif // TRITON_MTIA_MTIA_PASSES

@@ -1,0 +1,220 @@
+//===- ShareVectorCore.cpp - Elementwise work for the idle vector core ----===//
+//
+// The SIMD engine is the PE's elementwise unit; the RISC-V vector core runs
+// the same opcodes with the same results at half its rate (RVV VLEN 512:
+// 16 fp32 lanes against the SE's 32), on a queue of its own. A kernel bound
+// by the SE leaves the vector core idle while commands that do not depend on
+// the SE's current one wait behind it: in fused attention, the causal mask
+// of the next K/V block and the rescale of the output accumulator do not
+// depend on the softmax chain in between.
+//
+// For each block of the function (loop bodies and branches are blocks of
+// their own, starting from idle units) the pass list-schedules the commands
+// in program order: a command's inputs are ready when the commands that
+// wrote the CBs it reads are done, it starts when they are and its unit is
+// free, and it takes its unit's time by the simulator's formulas
+// (docs/simulator.md, "Timing"). An elementwise command on the SE moves to
+// the vector core when it would finish there first; every other command
+// keeps its unit and only occupies it. This is the classic earliest-finish
+// rule of list scheduling on two unequal processors: a command on the
+// critical path stays on the faster SE, one the SE would only queue goes to
+// the otherwise idle core.
+//
+// The estimates ignore memory latency and the other units' contention for
+// local memory; they only steer the choice, and the choice never changes a
+// result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::triton_mtia::mtia {
+#define GEN_PASS_DEF_MTIASHAREVECTORCORE
+#include "triton-mtia/Dialect/MTIA/Transforms/Passes.h.inc"
+} // namespace mlir::triton_mtia::mtia
+
+using namespace mlir;
+using namespace mlir::triton_mtia::mtia;
+
+namespace {
+
+enum class Unit { DmaIn, DmaOut, Se, Vec, Dpe, Mlu, None };
+constexpr int kNumUnits = static_cast<int>(Unit::None);
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct ShareVectorCore
+    : public mlir::triton_mtia::mtia::impl::MTIAShareVectorCoreBase<ShareVectorCore> {
+  using MTIAShareVectorCoreBase::MTIAShareVectorCoreBase;
+
+  /// The CBs `op` reads: its views, its address and mask tiles, and the
+  /// front tile of the commands that send one out.
+  static SmallVector<int64_t> readCbs(Operation *op) {
+    SmallVector<int64_t> cbs;
+    for (NamedAttribute attr : op->getAttrs()) {
+      if (auto view = dyn_cast<ViewAttr>(attr.getValue()))
+        cbs.push_back(view.getCb());
+      else if (auto array = dyn_cast<ArrayAttr>(attr.getValue()))
+        for (Attribute element : array)
+          if (auto view = dyn_cast<ViewAttr>(element))
+            cbs.push_back(view.getCb());
+    }
+    for (StringRef name : {"addrCb", "maskCb"})
+      if (auto cb = op->getAttrOfType<IntegerAttr>(name); cb && cb.getInt() >= 0)
+        cbs.push_back(cb.getInt());
+    if (isa<DmaOutOp, ScatterOutOp, PrintOp, AssertOp, ReadOp>(op))
+      if (auto cb = op->getAttrOfType<IntegerAttr>("cb"))
+        cbs.push_back(cb.getInt());
+    return cbs;
+  }
+
+  /// The CB `op` appends its result to, or -1.
+  static int64_t writtenCb(Operation *op) {
+    if (isa<SeOp, SeReduceOp, SeIotaOp, SeScanOp, SeHistogramOp, SeGatherOp, DpeOp,
+            DmaInOp, GatherInOp, MluCopyOp>(op))
+      return op->getAttrOfType<IntegerAttr>("cb").getInt();
+    return -1;
+  }
+
+  /// Widest element, in bytes, among an SE command's result and views.
+  static int64_t widestBytes(Operation *op, Type elemType) {
+    int64_t widest = elementBytes(elemType);
+    for (NamedAttribute attr : op->getAttrs()) {
+      auto note = [&](Attribute a) {
+        if (auto view = dyn_cast<ViewAttr>(a))
+          widest = std::max(widest, elementBytes(view.getElemType()));
+      };
+      note(attr.getValue());
+      if (auto array = dyn_cast<ArrayAttr>(attr.getValue()))
+        llvm::for_each(array, note);
+    }
+    return std::max<int64_t>(widest, 1);
+  }
+
+  int64_t seCycles(int64_t elements, int64_t widest) const {
+    return seFillCycles + ceilDiv(elements, std::max<int64_t>(1, seLanes * 4 / widest));
+  }
+  int64_t vecCycles(int64_t elements, int64_t widest) const {
+    return vecFillCycles + ceilDiv(elements, std::max<int64_t>(1, vecBytesPerCycle / widest));
+  }
+
+  /// The unit a command occupies and for how long (estimates).
+  std::pair<Unit, int64_t> occupancy(Operation *op) const {
+    auto elemsOf = [&](Operation *o) {
+      auto shape = o->getAttrOfType<DenseI64ArrayAttr>("shape");
+      return shape ? product(shape.asArrayRef()) : 1;
+    };
+    auto typeOf = [&](Operation *o) {
+      auto t = o->getAttrOfType<TypeAttr>("elemType");
+      return t ? t.getValue() : Type();
+    };
+    return llvm::TypeSwitch<Operation *, std::pair<Unit, int64_t>>(op)
+        .Case<SeOp>([&](SeOp se) {
+          int64_t w = widestBytes(se, se.getElemType());
+          int64_t n = elemsOf(se);
+          return se.getUnit() == "vec" ? std::pair{Unit::Vec, vecCycles(n, w)}
+                                       : std::pair{Unit::Se, seCycles(n, w)};
+        })
+        .Case<SeReduceOp, SeScanOp, SeGatherOp>([&](Operation *o) {
+          return std::pair{Unit::Se, seCycles(elemsOf(o), widestBytes(o, typeOf(o)))};
+        })
+        .Case<SeIotaOp>([&](SeIotaOp iota) {
+          return std::pair{Unit::Se, seCycles(iota.getLength(), elementBytes(iota.getElemType()))};
+        })
+        .Case<SeHistogramOp>([&](SeHistogramOp h) {
+          return std::pair{Unit::Se, seCycles(product(h.getShape()), 4)};
+        })
+        .Case<DpeOp>([&](DpeOp dpe) {
+          // MACs per cycle by operand width (fp16 1024, f32 256, 8-bit 2048).
+          int64_t rate = 1024;
+          if (auto a = dyn_cast<ViewAttr>(dpe.getSrcs()[0]))
+            rate = elementBytes(a.getElemType()) >= 4 ? 256
+                   : elementBytes(a.getElemType()) == 1 ? 2048
+                                                        : 1024;
+          return std::pair{Unit::Dpe, 32 + ceilDiv(dpe.getM() * dpe.getN() * dpe.getK(), rate)};
+        })
+        .Case<DmaInOp, GatherInOp>([&](Operation *o) {
+          return std::pair{Unit::DmaIn, ceilDiv(elemsOf(o) * elementBytes(typeOf(o)), 64)};
+        })
+        .Case<DmaOutOp, ScatterOutOp>([&](Operation *o) {
+          return std::pair{Unit::DmaOut, ceilDiv(elemsOf(o) * elementBytes(typeOf(o)), 64)};
+        })
+        .Case<MluCopyOp>([&](MluCopyOp m) {
+          return std::pair{Unit::Mlu, 8 + ceilDiv(elemsOf(m) * elementBytes(m.getElemType()), 128)};
+        })
+        .Default([](Operation *) { return std::pair{Unit::None, int64_t(0)}; });
+  }
+
+  /// Estimated unit availability and tile readiness, in cycles.
+  struct Schedule {
+    std::array<int64_t, kNumUnits> unitFree{};
+    DenseMap<int64_t, int64_t> cbReady; ///< when the CB's last tile is done
+  };
+
+  /// Elementwise commands the frontend put on the SE: the ones to place.
+  DenseSet<Operation *> movable;
+
+  /// List-schedules `block` from `state`, placing the movable commands.
+  void scheduleBlock(Block &block, Schedule &state) {
+    for (Operation &op : block) {
+      for (Region &region : op.getRegions())
+        for (Block &inner : region)
+          scheduleRegionBlock(inner, isa<scf::ForOp, scf::WhileOp>(op));
+      auto [unit, cycles] = occupancy(&op);
+      if (unit == Unit::None)
+        continue;
+      int64_t ready = 0;
+      for (int64_t cb : readCbs(&op))
+        ready = std::max(ready, state.cbReady.lookup(cb));
+      auto finishOn = [&](Unit u, int64_t c) {
+        return std::max(ready, state.unitFree[static_cast<int>(u)]) + c;
+      };
+      int64_t done = finishOn(unit, cycles);
+      if (auto se = dyn_cast<SeOp>(&op); se && movable.contains(se)) {
+        int64_t n = product(se.getShape());
+        int64_t w = widestBytes(se, se.getElemType());
+        int64_t onSe = finishOn(Unit::Se, seCycles(n, w));
+        int64_t onVec = finishOn(Unit::Vec, vecCycles(n, w));
+        bool vec = onVec < onSe;
+        se.setUnit(vec ? "vec" : "se");
+        unit = vec ? Unit::Vec : Unit::Se;
+        done = vec ? onVec : onSe;
+      }
+      state.unitFree[static_cast<int>(unit)] = done;
+      if (int64_t cb = writtenCb(&op); cb >= 0)
+        state.cbReady[cb] = done;
+    }
+  }
+
+  /// A nested block starts from idle units. A loop body is scheduled twice,
+  /// the second time from where the first left the units, so that its
+  /// choices are those of an iteration in the steady state (the previous
+  /// iteration's tail still on the SE).
+  void scheduleRegionBlock(Block &block, bool isLoop) {
+    Schedule state;
+    scheduleBlock(block, state);
+    if (isLoop)
+      scheduleBlock(block, state);
+  }
+
+  void runOnOperation() override {
+    getOperation().walk([&](SeOp se) {
+      if (se.getUnit() == "se")
+        movable.insert(se);
+    });
+    for (Block &block : getOperation().getBody())
+      scheduleRegionBlock(block, false);
+  }
+};
+
+} // namespace
