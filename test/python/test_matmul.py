@@ -451,8 +451,7 @@ def test_layout_ops(gen):
 def attention_prefetch_kernel(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, stride_h, stride_s,
                               HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
     # Causal attention with the next block's q k^T issued before this
-    # block's softmax (the DPE then runs it while the SE works): the last
-    # prefetch of the longest programs is a fully masked load.
+    # block's softmax (the DPE then runs it while the SE works).
     start_m = tl.program_id(0) * BLOCK
     base = tl.program_id(1) * stride_h
     offs_m = start_m + tl.arange(0, BLOCK)
@@ -485,9 +484,11 @@ def attention_prefetch_kernel(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, str
              mask=offs_m[:, None] < seq_len)
 
 
-@pytest.mark.xfail(strict=True, reason="known defect: with num_stages=3 (the default) the second program on a PE "
-                   "reads a wrong tile (NaN rows); num_stages 1, 2 and 4 are right, and it depends on timing")
 def test_attention_with_prefetched_next_block(gen):
+    # Regression: the last m_i of a program is popped without a reader; that
+    # pop once applied before its producer wrote it, and the next program's
+    # K tile, written into the freed bytes, was overwritten (NaN rows, the
+    # second program on a PE, num_stages=3).
     heads, seq = 32, 256
     q, k, v = (torch.randn(heads, seq, 64, generator=gen).half() for _ in range(3))
     o = torch.empty_like(q)

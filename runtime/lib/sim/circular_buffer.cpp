@@ -54,7 +54,12 @@ bool CircularBuffer::applyPops(Cycle now) {
   bool moved = false;
   while (!pops_.empty()) {
     const Pop &p = pops_.front();
-    if (p.at > now || (!readers_.empty() && readers_.front().seq < p.seq))
+    // A pop frees bytes only once they are written: a tile nobody reads
+    // (a loop's last carried value) may be popped before its producer is
+    // done, and freeing its space early would let a later tile's producer
+    // write there first and be overwritten by it.
+    if (p.at > now || (!readers_.empty() && readers_.front().seq < p.seq) ||
+        rptr_ + p.bytes > wptr_)
       break;
     rptr_ += p.bytes;
     pops_.pop_front();

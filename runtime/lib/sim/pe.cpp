@@ -501,8 +501,12 @@ std::pair<Cycle, Cycle> Pe::executeRe(const Command &c) {
 
 void Pe::retire(const Command &c) {
   const Cycle now = chip_.events().now();
-  if (c.write.cb >= 0 && cbs_[c.write.cb].completeWrite(c.write.pos, c.write.len))
+  if (c.write.cb >= 0 && cbs_[c.write.cb].completeWrite(c.write.pos, c.write.len)) {
     wakeData(c.write.cb);
+    // A pop may have waited for these bytes to be written.
+    if (cbs_[c.write.cb].applyPops(now))
+      wakeSpace(c.write.cb);
+  }
   c.forEachReadCb([&](const CbRange &r) {
     CircularBuffer &b = cbs_[r.cb];
     b.completeReader(c.seq);
@@ -596,10 +600,16 @@ void Pe::describeStalls(std::vector<std::string> &lines, Fault &first) const {
       first = Fault{fault_kind::kDeadlock, id_, "riscv", core_.waitCb(), "", ""};
   }
   for (int32_t i = 0; i < numCbs_; ++i)
-    if (cbs_[i].hasPendingPops())
+    if (cbs_[i].hasPendingPops()) {
+      const CircularBuffer &b = cbs_[i];
+      const std::string waitsFor =
+          b.rptr() + b.frontPopBytes() > b.wptr()
+              ? "waits for its bytes to be written"
+              : "waits for reader #" + std::to_string(b.oldestReader());
       lines.push_back(pe + " cb" + std::to_string(i) + ": pop of " +
-                      std::to_string(cbs_[i].frontPopBytes()) + " bytes waits for reader #" +
-                      std::to_string(cbs_[i].oldestReader()) + " (" + pointers(i) + ")");
+                      std::to_string(b.frontPopBytes()) + " bytes " + waitsFor + " (" +
+                      pointers(i) + ")");
+    }
 }
 
 void Pe::fail(const char *kind, const Command &c, UnitKind u, const std::string &message) const {

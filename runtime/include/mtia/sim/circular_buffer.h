@@ -14,8 +14,9 @@
 // Contract:
 //  - a producer of [pos, pos+len) may start when pos+len <= rptr + capacity;
 //  - a reader of [pos, pos+len) may start when pos+len <= wptr;
-//  - a pop applies (rptr += bytes) once its issue time has come and every
-//    reading command issued before it has completed; pops apply in order.
+//  - a pop applies (rptr += bytes) once its issue time has come, every
+//    reading command issued before it has completed and the bytes it frees
+//    are written (rptr + bytes <= wptr); pops apply in order.
 // Waiters are bit masks of the PE's agents (units, core); the CB only records
 // them, the PE wakes them when a pointer moves.
 //
