@@ -447,52 +447,14 @@ def test_layout_ops(gen):
     torch.testing.assert_close(s, pairs[..., 1] * 2 + pairs[..., 0])
 
 
-@triton.jit
-def attention_prefetch_kernel(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, stride_h, stride_s,
-                              HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
-    # Causal attention with the next block's q k^T issued before this
-    # block's softmax (the DPE then runs it while the SE works).
-    start_m = tl.program_id(0) * BLOCK
-    base = tl.program_id(1) * stride_h
-    offs_m = start_m + tl.arange(0, BLOCK)
-    offs_d = tl.arange(0, HEAD_DIM)
-    offs_n = tl.arange(0, BLOCK)
-    q = tl.load(q_ptr + base + offs_m[:, None] * stride_s + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0)
-    m_i = tl.full((BLOCK, ), float("-inf"), tl.float32)
-    l_i = tl.zeros((BLOCK, ), tl.float32)
-    acc = tl.zeros((BLOCK, HEAD_DIM), tl.float32)
-    qk_scale = sm_scale * 1.4426950408889634
-    k = tl.load(k_ptr + base + offs_n[:, None] * stride_s + offs_d[None, :], mask=offs_n[:, None] < seq_len, other=0.0)
-    qk_next = tl.dot(q, tl.trans(k))
-    for start_n in range(0, tl.minimum(start_m + BLOCK, seq_len), BLOCK):
-        qk = qk_next
-        rows = start_n + BLOCK + offs_n
-        k = tl.load(k_ptr + base + rows[:, None] * stride_s + offs_d[None, :], mask=rows[:, None] < seq_len, other=0.0)
-        qk_next = tl.dot(q, tl.trans(k))
-        kv_rows = start_n + offs_n
-        valid = (kv_rows[None, :] < seq_len) & (offs_m[:, None] >= kv_rows[None, :])
-        qk = tl.where(valid, qk * qk_scale, float("-inf"))
-        m_new = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.math.exp2(qk - m_new[:, None])
-        alpha = tl.math.exp2(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(v_ptr + base + kv_rows[:, None] * stride_s + offs_d[None, :], mask=kv_rows[:, None] < seq_len,
-                    other=0.0)
-        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
-        m_i = m_new
-    tl.store(o_ptr + base + offs_m[:, None] * stride_s + offs_d[None, :], (acc / l_i[:, None]).to(tl.float16),
-             mask=offs_m[:, None] < seq_len)
-
-
 def test_attention_with_prefetched_next_block(gen):
-    # Regression: the last m_i of a program is popped without a reader; that
-    # pop once applied before its producer wrote it, and the next program's
-    # K tile, written into the freed bytes, was overwritten (NaN rows, the
-    # second program on a PE, num_stages=3).
+    # The next block's q k^T issued before this block's softmax. Regression:
+    # the last m_i of a program is popped without a reader; that pop once
+    # applied before its producer wrote it, and the next program's K tile,
+    # written into the freed bytes, was overwritten (NaN rows in the second
+    # program on a PE, num_stages=3).
     heads, seq = 32, 256
     q, k, v = (torch.randn(heads, seq, 64, generator=gen).half() for _ in range(3))
-    o = torch.empty_like(q)
-    attention_prefetch_kernel[(seq // 64, heads)](q, k, v, o, seq, 64**-0.5, q.stride(0), q.stride(1), HEAD_DIM=64,
-                                                  BLOCK=64)
+    o = attention(q, k, v, causal=True, prefetch=True)
     expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=True)
     torch.testing.assert_close(o, expected.half(), atol=2e-3, rtol=2e-3)
