@@ -57,35 +57,6 @@ struct ShareVectorCore
     : public mlir::triton_mtia::mtia::impl::MTIAShareVectorCoreBase<ShareVectorCore> {
   using MTIAShareVectorCoreBase::MTIAShareVectorCoreBase;
 
-  /// The CBs `op` reads: its views, its address and mask tiles, and the
-  /// front tile of the commands that send one out.
-  static SmallVector<int64_t> readCbs(Operation *op) {
-    SmallVector<int64_t> cbs;
-    for (NamedAttribute attr : op->getAttrs()) {
-      if (auto view = dyn_cast<ViewAttr>(attr.getValue()))
-        cbs.push_back(view.getCb());
-      else if (auto array = dyn_cast<ArrayAttr>(attr.getValue()))
-        for (Attribute element : array)
-          if (auto view = dyn_cast<ViewAttr>(element))
-            cbs.push_back(view.getCb());
-    }
-    for (StringRef name : {"addrCb", "maskCb"})
-      if (auto cb = op->getAttrOfType<IntegerAttr>(name); cb && cb.getInt() >= 0)
-        cbs.push_back(cb.getInt());
-    if (isa<DmaOutOp, ScatterOutOp, PrintOp, AssertOp, ReadOp>(op))
-      if (auto cb = op->getAttrOfType<IntegerAttr>("cb"))
-        cbs.push_back(cb.getInt());
-    return cbs;
-  }
-
-  /// The CB `op` appends its result to, or -1.
-  static int64_t writtenCb(Operation *op) {
-    if (isa<SeOp, SeReduceOp, SeIotaOp, SeScanOp, SeHistogramOp, SeGatherOp, DpeOp,
-            DmaInOp, GatherInOp, MluCopyOp>(op))
-      return op->getAttrOfType<IntegerAttr>("cb").getInt();
-    return -1;
-  }
-
   /// Widest element, in bytes, among an SE command's result and views.
   static int64_t widestBytes(Operation *op, Type elemType) {
     int64_t widest = elementBytes(elemType);
@@ -173,8 +144,9 @@ struct ShareVectorCore
       auto [unit, cycles] = occupancy(&op);
       if (unit == Unit::None)
         continue;
+      CbUses uses = getCbUses(&op);
       int64_t ready = 0;
-      for (int64_t cb : readCbs(&op))
+      for (int64_t cb : uses.reads)
         ready = std::max(ready, state.cbReady.lookup(cb));
       auto finishOn = [&](Unit u, int64_t c) {
         return std::max(ready, state.unitFree[static_cast<int>(u)]) + c;
@@ -191,8 +163,8 @@ struct ShareVectorCore
         done = vec ? onVec : onSe;
       }
       state.unitFree[static_cast<int>(unit)] = done;
-      if (int64_t cb = writtenCb(&op); cb >= 0)
-        state.cbReady[cb] = done;
+      if (uses.writes >= 0)
+        state.cbReady[uses.writes] = done;
     }
   }
 
