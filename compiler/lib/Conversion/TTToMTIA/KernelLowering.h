@@ -111,7 +111,7 @@ struct AddressTiles {
   int64_t maskCb = -1;
 };
 
-int64_t numElements(ArrayRef<int64_t> shape);
+using mtia::numElements;
 /// The tile shape of a source type (rank 0 for scalars).
 SmallVector<int64_t> shapeOf(Type type);
 Type elementTypeOf(Type type);

@@ -15,13 +15,6 @@ using namespace mlir::triton_mtia;
 
 namespace mlir::triton_mtia::tt_to_mtia {
 
-int64_t numElements(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
 /// The tile shape of a source type (rank 0 for scalars).
 SmallVector<int64_t> shapeOf(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))

@@ -36,6 +36,13 @@ void MTIADialect::initialize() {
 // Helpers shared by the passes and the C++ emitter
 //===----------------------------------------------------------------------===//
 
+int64_t mlir::triton_mtia::mtia::numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
 int64_t mlir::triton_mtia::mtia::elementBytes(Type type) {
   if (type.isInteger(1))
     return 1;

@@ -44,12 +44,6 @@ struct LiveRange {
 
 /// Bytes of the tile an op appends to its destination CB.
 int64_t producedBytes(Operation *op) {
-  auto product = [](ArrayRef<int64_t> dims) {
-    int64_t n = 1;
-    for (int64_t d : dims)
-      n *= d;
-    return n;
-  };
   if (auto iota = dyn_cast<SeIotaOp>(op))
     return iota.getLength() * elementBytes(iota.getElemType());
   if (auto dpe = dyn_cast<DpeOp>(op))
@@ -61,9 +55,9 @@ int64_t producedBytes(Operation *op) {
   if (auto reduce = dyn_cast<SeReduceOp>(op)) {
     SmallVector<int64_t> out(dims);
     out.erase(out.begin() + reduce.getAxis());
-    return product(out) * elementBytes(elemType);
+    return numElements(out) * elementBytes(elemType);
   }
-  return product(dims) * elementBytes(elemType);
+  return numElements(dims) * elementBytes(elemType);
 }
 
 /// What stacking needs to know of a virtual CB.

@@ -82,12 +82,6 @@ SmallVector<int64_t> collapse(ArrayRef<int64_t> shape,
   return dims;
 }
 
-int64_t product(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
 
 struct MTIALegalizeRank
     : public mlir::triton_mtia::mtia::impl::MTIALegalizeRankBase<MTIALegalizeRank> {
@@ -122,7 +116,7 @@ struct MTIALegalizeRank
                              << kDeviceBoxRank << " dimensions)";
     }
     if (isa<GatherInOp, ScatterOutOp, AssertOp>(op)) {
-      op->setAttr("shape", DenseI64ArrayAttr::get(ctx, {product(shape)}));
+      op->setAttr("shape", DenseI64ArrayAttr::get(ctx, {numElements(shape)}));
       return success();
     }
     // The views the command reads, in order of its srcs.

@@ -44,13 +44,6 @@ namespace {
 enum class Unit { DmaIn, DmaOut, Se, Vec, Dpe, Mlu, None };
 constexpr int kNumUnits = static_cast<int>(Unit::None);
 
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
-
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct ShareVectorCore
@@ -83,7 +76,7 @@ struct ShareVectorCore
   std::pair<Unit, int64_t> occupancy(Operation *op) const {
     auto elemsOf = [&](Operation *o) {
       auto shape = o->getAttrOfType<DenseI64ArrayAttr>("shape");
-      return shape ? product(shape.asArrayRef()) : 1;
+      return shape ? numElements(shape.asArrayRef()) : 1;
     };
     auto typeOf = [&](Operation *o) {
       auto t = o->getAttrOfType<TypeAttr>("elemType");
@@ -103,7 +96,7 @@ struct ShareVectorCore
           return std::pair{Unit::Se, seCycles(iota.getLength(), elementBytes(iota.getElemType()))};
         })
         .Case<SeHistogramOp>([&](SeHistogramOp h) {
-          return std::pair{Unit::Se, seCycles(product(h.getShape()), 4)};
+          return std::pair{Unit::Se, seCycles(numElements(h.getShape()), 4)};
         })
         .Case<DpeOp>([&](DpeOp dpe) {
           // MACs per cycle by operand width (fp16 1024, f32 256, 8-bit 2048).
@@ -153,7 +146,7 @@ struct ShareVectorCore
       };
       int64_t done = finishOn(unit, cycles);
       if (auto se = dyn_cast<SeOp>(&op); se && movable.contains(se)) {
-        int64_t n = product(se.getShape());
+        int64_t n = numElements(se.getShape());
         int64_t w = widestBytes(se, se.getElemType());
         int64_t onSe = finishOn(Unit::Se, seCycles(n, w));
         int64_t onVec = finishOn(Unit::Vec, vecCycles(n, w));

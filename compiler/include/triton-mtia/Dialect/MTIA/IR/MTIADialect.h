@@ -29,6 +29,8 @@ inline constexpr int64_t kTileRank = 4;
 inline constexpr int64_t kBoxRank = 8;
 /// Bytes of one element of `type` in local memory (i1 takes one byte).
 int64_t elementBytes(Type type);
+/// Elements of a tile of `shape` (1 for rank 0).
+int64_t numElements(llvm::ArrayRef<int64_t> shape);
 /// Whether `name` is an opcode of se_ops.def; sets `arity` if so.
 bool lookupSeOpcode(llvm::StringRef name, int &arity);
 /// Whether opcode `name` runs only on the RISC-V vector core (MTIA_VEC_OP in
