@@ -23,6 +23,12 @@ from typing import Optional
 #: Name of the compiler executable (contract (a) in docs/python.md).
 COMPILER_TOOL = "triton-mtia-compile"
 
+#: The compiler optimizations that a setting (and the launch option of the
+#: same name) switches off, in the order the ablation benchmark reports
+#: them. Each but pipelining (``--num-stages=1``) is switched off by the
+#: compiler flag ``--no-<name with dashes>``.
+OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math", "vector_core_sharing")
+
 #: The package directory; CMake installs `_bin/`, `include/` and `_mtia_sim`
 #: into it (see the install() rules in runtime/ and compiler/).
 PACKAGE_DIR = Path(__file__).resolve().parent

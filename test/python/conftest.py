@@ -7,18 +7,17 @@ import pytest
 import torch
 
 import triton_mtia
+from triton_mtia.settings import OPTIMIZATIONS
 
 
 def pytest_addoption(parser):
-    parser.addoption("--mtia-off", action="append", default=[],
-                     help="switch off an optimization (pipelining, cb_stacking, index_math, vector_core_sharing) for the whole run")
+    parser.addoption("--mtia-off", action="append", default=[], choices=OPTIMIZATIONS,
+                     help="switch off an optimization for the whole run")
 
 
 def pytest_configure(config):
     # Before anything compiles: the settings are defaults of launch options.
     for name in config.getoption("--mtia-off"):
-        if not isinstance(getattr(triton_mtia.settings, name, None), bool):
-            raise pytest.UsageError(f"--mtia-off: no optimization switch named {name!r}")
         setattr(triton_mtia.settings, name, False)
 
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import triton_mtia
-from triton_mtia.bench.ablation import OPTIMIZATIONS
+from triton_mtia.settings import OPTIMIZATIONS
 
 HERE = Path(__file__).resolve().parent
 

@@ -30,7 +30,7 @@ from triton._C.libtriton import ir, passes
 from triton.backends.compiler import BaseBackend, GPUTarget, Language
 
 from ..errors import CompilationError
-from ..settings import settings
+from ..settings import OPTIMIZATIONS, settings
 
 #: `GPUTarget.backend` of our device; also the entry-point name.
 BACKEND_NAME = "mtia"
@@ -174,12 +174,9 @@ def _compiler_flags(options) -> List[str]:
         flags.append("--poison-masked-loads")
     if options.scalar_cost is False:
         flags.append("--no-scalar-cost")
-    if options.cb_stacking is False:
-        flags.append("--no-cb-stacking")
-    if options.index_math is False:
-        flags.append("--no-index-math")
-    if options.vector_core_sharing is False:
-        flags.append("--no-vector-core-sharing")
+    for name in OPTIMIZATIONS[1:]:
+        if getattr(options, name) is False:
+            flags.append("--no-" + name.replace("_", "-"))
     flags.append(f"--num-stages={options.num_stages if options.pipelining is not False else 1}")
     return flags
 
@@ -216,8 +213,7 @@ class MTIABackend(BaseBackend):
     def parse_options(self, opts: dict) -> MTIAOptions:
         args = {f.name: opts[f.name] for f in fields(MTIAOptions) if opts.get(f.name) is not None}
         args["arch"] = str(self.target.arch)
-        for name in ("dma_report", "poison_masked_loads", "scalar_cost", "pipelining", "cb_stacking",
-                     "index_math", "vector_core_sharing"):
+        for name in ("dma_report", "poison_masked_loads", "scalar_cost") + OPTIMIZATIONS:
             args.setdefault(name, bool(getattr(settings, name)))
         args.setdefault("pid_mapping", settings.pid_mapping)
         if args["pid_mapping"] not in PID_MAPPINGS:

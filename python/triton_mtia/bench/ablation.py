@@ -59,9 +59,8 @@ from ..samples import attention as attention_sample
 from ..samples.layernorm import layernorm_kernel
 from ..samples.matmul import matmul_kernel
 from ..samples.softmax import softmax_kernel
+from ..settings import OPTIMIZATIONS
 
-#: The optimizations, each the setting (and launch option) that turns it off.
-OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math", "vector_core_sharing")
 CONFIGS = ("all", ) + tuple(f"no_{name}" for name in OPTIMIZATIONS)
 
 
