@@ -45,7 +45,8 @@ namespace mtia {
 /// runtime refuses kernels built against another version.
 /// 3 appended `Box::begin` (a lower bound of the region a DMA moves).
 /// 4 widened `Box` to kMaxBoxRank dimensions.
-constexpr uint32_t kDeviceAbiVersion = 4;
+/// 5 appended `Ctx::line` and the memory-order calls `fence`, `mayAlias`.
+constexpr uint32_t kDeviceAbiVersion = 5;
 
 /// Dimensions of tiles as the SE, vector core, MLU and DPE iterate them.
 constexpr int kMaxRank = 4;
@@ -161,6 +162,21 @@ union Arg {
   double f;
 };
 
+/// Which fabric unit a `fence` holds back (a bit set). The two DMA units
+/// take their queues independently, so without a fence a load can read
+/// memory before an earlier store of the program has written it.
+enum class Fence : uint8_t {
+  /// dma_in starts no later command until every command issued before
+  /// the fence on dma_out (stores, scatters, atomics) has completed: a
+  /// load after a store that may overlap it (read after write).
+  LoadsAfterStores = 1,
+  /// dma_out starts no later command until every command issued before
+  /// the fence on dma_in has completed: a store after a load that may
+  /// overlap it (write after read).
+  StoresAfterLoads = 2,
+  Both = 3,
+};
+
 struct Ctx;
 
 /// The command set, implemented by the runtime. Kernels call the inline
@@ -264,6 +280,20 @@ struct DeviceOps {
   void (*reSend)(Ctx *, ReDir to, DType, const Shape *, const Operand *src);
   void (*reRecv)(Ctx *, ReduceOp, int32_t dstCb, DType, const Shape *, const Operand *local,
                  ReDir from);
+
+  // Appended in ABI 5 ------------------------------------------------------
+
+  /// Memory order between the fabric units (see `Fence`). The core does
+  /// not wait; the held-back unit does, and only if the other still has
+  /// commands of the program in flight. Commands of one unit start and
+  /// complete in issue order, so stores after stores need no fence.
+  void (*fence)(Ctx *, Fence);
+  /// Whether byte addresses `a` and `b` may reach the same memory: false
+  /// only when they lie in two different allocations of the launch (the
+  /// storages of two tensor arguments), which an in-bounds access through
+  /// one never leaves. The compiler fences accesses through two pointer
+  /// arguments only when this says they may alias.
+  int32_t (*mayAlias)(Ctx *, uint64_t a, uint64_t b);
 };
 
 /// What a kernel sees of the PE it runs on.
@@ -272,6 +302,9 @@ struct Ctx {
   void *impl;
   int32_t programId[3];
   int32_t numPrograms[3];
+  /// The kernel's source line of the commands it issues next (0: unknown),
+  /// kept up to date by generated code so that faults can name it.
+  int32_t line;
 };
 
 /// Static facts about a compiled kernel, exported by its shared object as
@@ -406,6 +439,12 @@ inline void seIota(Ctx *c, int32_t dst, DType t, int64_t length,
                    int64_t start) {
   c->ops->seIota(c, dst, t, length, start);
 }
+
+/// Memory order between the fabric units; see `Fence`.
+inline void fence(Ctx *c, Fence kind) { c->ops->fence(c, kind); }
+
+/// Whether byte addresses `a` and `b` may reach the same allocation.
+inline bool mayAlias(Ctx *c, uint64_t a, uint64_t b) { return c->ops->mayAlias(c, a, b) != 0; }
 
 /// Command processor: release `bytes` at the front of `cb`.
 inline void cbPop(Ctx *c, int32_t cb, int64_t bytes) {

@@ -41,8 +41,10 @@ Chip::Chip(const Config &cfg) : cfg_(cfg) {
     g.add("local_stall_cycles", unitLocalStall_[u]);
     g.add("local_bytes", unitLocalBytes_[u]);
     g.add("amount", unitAmount_[u]);
-    if (UnitKind(u) == UnitKind::DmaIn || UnitKind(u) == UnitKind::DmaOut)
+    if (UnitKind(u) == UnitKind::DmaIn || UnitKind(u) == UnitKind::DmaOut) {
       g.add("by_address", unitByAddress_[u]);
+      g.add("fences", unitFences_[u]);
+    }
   }
   memory_ = std::make_unique<MemorySystem>(cfg_, stats_.group("memory"));
   for (auto &s : scratch_)
@@ -167,7 +169,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
   coreCore1Busy_ = coreCore1Commands_ = 0;
   for (int u = 0; u < kNumUnits; ++u)
     unitBusy_[u] = unitCommands_[u] = unitParked_[u] = unitMemoryStall_[u] = unitAmount_[u] =
-        unitLocalStall_[u] = unitLocalBytes_[u] = unitByAddress_[u] = 0;
+        unitLocalStall_[u] = unitLocalBytes_[u] = unitByAddress_[u] = unitFences_[u] = 0;
   for (const auto &pe : pes_) {
     const Core &c = pe->core();
     coreBusy_ += c.busyCycles;
@@ -190,6 +192,7 @@ LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t p
       unitLocalBytes_[u] += unit.localBytes;
       unitAmount_[u] += unit.amount;
       unitByAddress_[u] += unit.byAddress;
+      unitFences_[u] += unit.fences;
     }
   }
   LaunchSummary s;

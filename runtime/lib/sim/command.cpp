@@ -32,11 +32,13 @@ const char *reDirName(ReDir d) {
 UnitKind unitOf(CmdKind k) {
   switch (k) {
   case CmdKind::DmaIn:
-  case CmdKind::GatherIn: return UnitKind::DmaIn;
+  case CmdKind::GatherIn:
+  case CmdKind::FenceIn: return UnitKind::DmaIn;
   case CmdKind::DmaOut:
   case CmdKind::ScatterOut:
   case CmdKind::AtomicRmw:
-  case CmdKind::AtomicCas: return UnitKind::DmaOut;
+  case CmdKind::AtomicCas:
+  case CmdKind::FenceOut: return UnitKind::DmaOut;
   case CmdKind::Se:
   case CmdKind::SeReduce:
   case CmdKind::SeIota:
@@ -50,6 +52,12 @@ UnitKind unitOf(CmdKind k) {
   case CmdKind::ReRecv: return UnitKind::Re;
   }
   return UnitKind::Se;
+}
+
+bool accessesMemory(CmdKind k) {
+  const UnitKind u = unitOf(k);
+  return (u == UnitKind::DmaIn || u == UnitKind::DmaOut) && k != CmdKind::FenceIn &&
+         k != CmdKind::FenceOut;
 }
 
 std::string formatLabel(const CommandLabel &l) {
@@ -80,6 +88,8 @@ std::string formatLabel(const CommandLabel &l) {
   case CmdKind::ReRecv:
     return std::string("reRecv.") + reduceOpName(ReduceOp(l.op)) + cb +
            std::to_string(l.amount) + "B";
+  case CmdKind::FenceIn: return "fence loads after stores";
+  case CmdKind::FenceOut: return "fence stores after loads";
   }
   return "?";
 }
@@ -107,12 +117,17 @@ CommandLabel Command::label() const {
   case CmdKind::AtomicCas: l.amount = shape.numElements(); break;
   case CmdKind::ReSend:
   case CmdKind::ReRecv: l.amount = shape.numElements() * dtypeSize(dtype); break;
+  case CmdKind::FenceIn:
+  case CmdKind::FenceOut: break;
   }
   return l;
 }
 
 std::string Command::describe() const {
-  return "#" + std::to_string(seq) + " " + formatLabel(label());
+  std::string text = "#" + std::to_string(seq) + " " + formatLabel(label());
+  if (line > 0)
+    text += " (line " + std::to_string(line) + ")";
+  return text;
 }
 
 } // namespace mtia::sim

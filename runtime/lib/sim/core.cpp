@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <tuple>
 
 namespace mtia::sim {
 
@@ -115,6 +116,11 @@ const DeviceOps kDeviceOps = {
     },
     [](Ctx *c, ReduceOp op, int32_t dst, DType t, const Shape *s, const Operand *local,
        ReDir from) { guarded(c, [&](Core &k) { k.reRecv(op, dst, t, s, local, from); }); },
+    // ABI 5.
+    [](Ctx *c, Fence kind) { guarded(c, [&](Core &k) { k.fence(kind); }); },
+    [](Ctx *c, uint64_t a, uint64_t b) {
+      return guarded(c, [&](Core &k) { return int32_t(k.mayAlias(a, b)); });
+    },
 };
 
 Shape shape2(int64_t a, int64_t b) {
@@ -220,6 +226,7 @@ void Core::runPrograms() {
     ctx_.programId[0] = int32_t(pid % gx);
     ctx_.programId[1] = int32_t(pid / gx % gy);
     ctx_.programId[2] = int32_t(pid / (gx * gy));
+    ctx_.line = 0;
     if (activeCore_ != 0)
       onCore(0); // every program starts on the scalar core
     Cycle start = time_;
@@ -381,6 +388,8 @@ void Core::submit(Command &c) {
   }
   c.seq = nextSeq_++;
   c.ready = time_;
+  c.program = uint32_t(programsRun);
+  c.line = ctx_.line;
   c.forEachReadCb([&](const CbRange &r) { pe_.cb(r.cb).addReader(c.seq); });
   u.push(c);
   ++commandsIssued;
@@ -750,6 +759,36 @@ void Core::assertTile(int32_t cb, const Shape *s, const char *message, const cha
     f.line = line;
     throw FaultError(f);
   }
+}
+
+void Core::fence(Fence kind) {
+  issuing_ = "fence";
+  const int bits = int(kind);
+  if (bits < 1 || bits > 3)
+    fail(fault_kind::kInvalidCommand, -1, "fence with invalid kind " + std::to_string(bits));
+  for (const auto &[bit, cmd, after] :
+       {std::tuple{1, CmdKind::FenceIn, UnitKind::DmaOut},
+        std::tuple{2, CmdKind::FenceOut, UnitKind::DmaIn}}) {
+    if (!(bits & bit))
+      continue;
+    const Unit &other = pe_.unit(after);
+    if (other.completed() == other.pushed()) {
+      // Nothing of the other unit in flight: nothing to wait for.
+      charge(pe_.chip().config().issue_cycles, issueCycles);
+      continue;
+    }
+    Command c;
+    c.kind = cmd;
+    c.fenceAfter = other.pushed();
+    submit(c);
+  }
+}
+
+bool Core::mayAlias(uint64_t a, uint64_t b) {
+  issuing_ = "mayAlias";
+  // A look-up in the launch's allocation table, charged as a read.
+  charge(pe_.chip().config().core_read_cycles, readCycles);
+  return pe_.chip().memory().allocations().mayAlias(a, b);
 }
 
 void Core::barrier() {

@@ -386,4 +386,69 @@ DmaOutcome dmaScatter(MemorySystem &mem, MemoryRequest &req, int64_t n, DType t,
   return out;
 }
 
+//===----------------------------------------------------------------------===//
+// Footprints (the memory-order sanitizer)
+//===----------------------------------------------------------------------===//
+
+void boxSpans(uint64_t addr, const Box &box, DType t, std::vector<ByteSpan> &out) {
+  const PaddedBox b(box);
+  const int64_t es = dtypeSize(t);
+  const int64_t inner = b.stride[kInner];
+  const bool contiguous = inner == 1 || b.extent(kInner) == 1;
+  forEachRow(b, addr, es, [&](int64_t, uint64_t at, int64_t count) {
+    if (contiguous) {
+      out.push_back({at, at + uint64_t(count * es)});
+      return;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      const uint64_t e = at + uint64_t(i * inner * es);
+      out.push_back({e, e + uint64_t(es)});
+    }
+  });
+}
+
+void elementSpans(int64_t n, DType t, const uint8_t *addrs, const uint8_t *mask,
+                  std::vector<ByteSpan> &out) {
+  const uint64_t es = uint64_t(dtypeSize(t));
+  for (int64_t i = 0; i < n; ++i) {
+    if (mask && !mask[i])
+      continue;
+    uint64_t a;
+    std::memcpy(&a, addrs + i * 8, 8);
+    out.push_back({a, a + es});
+  }
+}
+
+void mergeSpans(std::vector<ByteSpan> &spans) {
+  std::sort(spans.begin(), spans.end(),
+            [](const ByteSpan &x, const ByteSpan &y) { return x.lo < y.lo; });
+  size_t n = 0;
+  for (const ByteSpan &s : spans) {
+    if (s.hi <= s.lo)
+      continue;
+    if (n > 0 && s.lo <= spans[n - 1].hi)
+      spans[n - 1].hi = std::max(spans[n - 1].hi, s.hi);
+    else
+      spans[n++] = s;
+  }
+  spans.resize(n);
+}
+
+bool spansIntersect(const std::vector<ByteSpan> &a, const std::vector<ByteSpan> &b,
+                    ByteSpan &at) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const uint64_t lo = std::max(a[i].lo, b[j].lo), hi = std::min(a[i].hi, b[j].hi);
+    if (lo < hi) {
+      at = {lo, hi};
+      return true;
+    }
+    if (a[i].hi <= b[j].hi)
+      ++i;
+    else
+      ++j;
+  }
+  return false;
+}
+
 } // namespace mtia::sim

@@ -39,6 +39,7 @@ void AddressMap::assign(std::vector<Region> regions) {
             [](const Region &a, const Region &b) { return a.addr < b.addr; });
   merged_.clear();
   sram_.clear();
+  given_ = regions;
   for (const Region &r : regions)
     if (r.sram && r.bytes)
       sram_.push_back(r);
@@ -52,6 +53,19 @@ void AddressMap::assign(std::vector<Region> regions) {
       merged_.push_back(r);
     }
   }
+}
+
+bool AddressMap::mayAlias(uint64_t a, uint64_t b) const {
+  bool aFound = false, bFound = false;
+  for (const Region &r : given_) {
+    const bool hasA = a >= r.addr && a - r.addr < r.bytes;
+    const bool hasB = b >= r.addr && b - r.addr < r.bytes;
+    if (hasA && hasB)
+      return true;
+    aFound |= hasA;
+    bFound |= hasB;
+  }
+  return !aFound || !bFound;
 }
 
 bool AddressMap::contains(uint64_t lo, uint64_t hi) const {

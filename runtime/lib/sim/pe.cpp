@@ -28,17 +28,19 @@ void Unit::reset(int64_t depth) {
   if (ring_.size() != size_t(depth))
     ring_.assign(size_t(depth), Command());
   head_ = count_ = started_ = 0;
+  pushed_ = completed_ = 0;
   nextFree_ = lastDone_ = 0;
   wakeAt_ = kNever;
   parked_ = false;
   parkedCb_ = -1;
   busyCycles = commands = parkedCycles = memoryStallCycles = amount = 0;
-  localStallCycles = localBytes = byAddress = 0;
+  localStallCycles = localBytes = byAddress = fences = 0;
 }
 
 void Unit::push(const Command &c) {
   ring_[(head_ + count_) % ring_.size()] = c;
   ++count_;
+  ++pushed_;
   if (count_ - 1 == started_)
     wake(c.ready);
 }
@@ -68,7 +70,10 @@ void Unit::onEvent(uint32_t tag) {
   head_ = (head_ + 1) % ring_.size();
   --count_;
   --started_;
+  ++completed_;
   chip.noteActivity(now);
+  if (kind_ == UnitKind::DmaIn || kind_ == UnitKind::DmaOut)
+    pe_.onFabricCompletion(kind_);
   pe_.core().onQueueSlotFreed(kind_);
 }
 
@@ -95,6 +100,14 @@ void Unit::tryStart() {
     if (parked_) {
       parkedCycles += now - parkedSince_;
       parked_ = false;
+    }
+    if (c.kind == CmdKind::FenceIn || c.kind == CmdKind::FenceOut) {
+      // Passed: it takes no time, and completes in order with the rest.
+      ++fences;
+      ++started_;
+      lastDone_ = std::max(now, lastDone_);
+      chip.events().schedule(lastDone_, this, kComplete);
+      continue;
     }
     auto [freeAt, done] = pe_.execute(c);
     // Every byte the command reads from or writes to its CBs crosses the
@@ -132,8 +145,10 @@ void Unit::registerStats(StatGroup &g) {
   g.add("local_stall_cycles", localStallCycles);
   g.add("local_bytes", localBytes);
   g.add("amount", amount);
-  if (kind_ == UnitKind::DmaIn || kind_ == UnitKind::DmaOut)
+  if (kind_ == UnitKind::DmaIn || kind_ == UnitKind::DmaOut) {
     g.add("by_address", byAddress);
+    g.add("fences", fences);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -193,6 +208,13 @@ void Pe::deliver(ReDir from, Cycle arrival, const uint8_t *data, int64_t bytes) 
 
 bool Pe::mayStart(const Command &c, Unit &u, int32_t &blockingCb, bool &forSpace) {
   const uint32_t bit = agentBit(u.kind());
+  if (c.kind == CmdKind::FenceIn || c.kind == CmdKind::FenceOut) {
+    // Parked on the other fabric unit: onFabricCompletion wakes it.
+    const Unit &other = units_[int(c.kind == CmdKind::FenceIn ? UnitKind::DmaOut : UnitKind::DmaIn)];
+    blockingCb = -1;
+    forSpace = false;
+    return other.completed() >= c.fenceAfter;
+  }
   if (c.kind == CmdKind::ReRecv) {
     // Parked on the network, not on a CB: deliver() wakes the unit.
     const std::deque<Packet> &in = inbox_[c.axis];
@@ -369,6 +391,8 @@ std::pair<Cycle, Cycle> Pe::executeFabric(const Command &c) {
   const Config &cfg = chip_.config();
   const Cycle now = chip_.events().now();
   const bool functional = !cfg.timing_only;
+  if (functional && cfg.check_memory_order)
+    checkMemoryOrder(c);
   const UnitKind unit = unitOf(c.kind);
   MemorySystem &mem = chip_.memory();
   MemoryRequest req;
@@ -515,6 +539,14 @@ void Pe::retire(const Command &c) {
   });
 }
 
+void Pe::onFabricCompletion(UnitKind u) {
+  Unit &other = units_[int(u == UnitKind::DmaIn ? UnitKind::DmaOut : UnitKind::DmaIn)];
+  const Command *w = other.waiting();
+  if (w && (w->kind == CmdKind::FenceIn || w->kind == CmdKind::FenceOut) &&
+      unitOf(w->kind) == other.kind())
+    other.wake(chip_.events().now());
+}
+
 void Pe::schedulePops(int32_t cb, Cycle at) { chip_.events().schedule(at, this, uint32_t(cb)); }
 
 void Pe::onEvent(uint32_t tag) {
@@ -574,7 +606,12 @@ void Pe::describeStalls(std::vector<std::string> &lines, Fault &first) const {
       continue;
     const int32_t cb = u.parkedCb();
     std::string line = pe + " " + unitName(u.kind()) + ": " + c->describe();
-    if (cb < 0 && c->kind == CmdKind::ReRecv) {
+    if (cb < 0 && (c->kind == CmdKind::FenceIn || c->kind == CmdKind::FenceOut)) {
+      const UnitKind other = c->kind == CmdKind::FenceIn ? UnitKind::DmaOut : UnitKind::DmaIn;
+      line += std::string(" waits for ") + unitName(other) + " to complete its first " +
+              std::to_string(c->fenceAfter) + " commands (" +
+              std::to_string(units_[int(other)].completed()) + " done)";
+    } else if (cb < 0 && c->kind == CmdKind::ReRecv) {
       line += std::string(" waits for a tile from the ") + reDirName(ReDir(c->axis)) +
               " neighbour (PE " + std::to_string(neighbour(ReDir(c->axis))) + ")";
     } else if (cb < 0) {
@@ -610,6 +647,69 @@ void Pe::describeStalls(std::vector<std::string> &lines, Fault &first) const {
                       std::to_string(b.frontPopBytes()) + " bytes " + waitsFor + " (" +
                       pointers(i) + ")");
     }
+}
+
+bool Pe::footprint(const Command &c, std::vector<ByteSpan> &out) {
+  out.clear();
+  if (c.kind == CmdKind::DmaIn || c.kind == CmdKind::DmaOut) {
+    boxSpans(c.addr, c.box, c.dtype, out);
+  } else {
+    // Gathers, scatters and atomics: the address (and mask) tiles, where
+    // core.cpp put them.
+    const bool scatter = c.kind == CmdKind::ScatterOut;
+    const CbRange &addrs = c.reads[scatter ? 1 : 0];
+    const CbRange *mask = nullptr;
+    if (c.maskCb >= 0)
+      mask = &c.reads[scatter || c.kind == CmdKind::AtomicRmw ? 2 : 1];
+    if (addrs.cb < 0)
+      return true; // no elements
+    if (!cbs_[addrs.cb].isPublished(addrs.pos, addrs.len) ||
+        (mask && mask->cb >= 0 && !cbs_[mask->cb].isPublished(mask->pos, mask->len)))
+      return false;
+    // Scratch slots 4 and 5: free until the command itself executes.
+    elementSpans(c.shape.numElements(), c.dtype, readSpan(addrs, 4),
+                 mask && mask->cb >= 0 ? readSpan(*mask, 5) : nullptr, out);
+  }
+  mergeSpans(out);
+  return true;
+}
+
+void Pe::checkMemoryOrder(const Command &c) {
+  // Commands of one unit start in order, and a dma_out write lands before
+  // the next one's, so only the other unit's commands can be out of order
+  // with `c`; of those, the ones the same program issued before `c` and
+  // that have not completed.
+  const UnitKind otherKind = unitOf(c.kind) == UnitKind::DmaIn ? UnitKind::DmaOut : UnitKind::DmaIn;
+  const Command *earlier[64];
+  int32_t n = 0;
+  units_[int(otherKind)].forEachOutstanding([&](const Command &o) {
+    if (o.seq < c.seq && o.program == c.program && accessesMemory(o.kind) && n < 64)
+      earlier[n++] = &o;
+  });
+  if (n == 0)
+    return;
+  std::vector<ByteSpan> mine, theirs;
+  if (!footprint(c, mine))
+    return;
+  for (int32_t i = 0; i < n; ++i) {
+    const Command &o = *earlier[i];
+    ByteSpan at;
+    if (!footprint(o, theirs) || !spansIntersect(mine, theirs, at))
+      continue;
+    const bool load = unitOf(c.kind) == UnitKind::DmaIn;
+    char range[64];
+    std::snprintf(range, sizeof range, "[0x%" PRIx64 ", 0x%" PRIx64 ")", at.lo, at.hi);
+    Fault f{fault_kind::kMemoryOrder, id_, unitName(unitOf(c.kind)), c.mainCb(), c.describe(),
+            std::string(load ? "reads" : "writes") + " bytes " + range + " that " +
+                o.describe() + ", issued before it by the same program, " +
+                (load ? "has not finished writing" : "has not finished reading") +
+                ": nothing ordered the two (" +
+                (load ? "a load after a store needs a loads-after-stores fence"
+                      : "a store after a load needs a stores-after-loads fence") +
+                "; the compiler's memory ordering is off or missed this pair)"};
+    f.line = c.line;
+    throw FaultError(f);
+  }
 }
 
 void Pe::fail(const char *kind, const Command &c, UnitKind u, const std::string &message) const {

@@ -125,7 +125,8 @@ private:
   uint64_t unitBusy_[kNumUnits] = {}, unitCommands_[kNumUnits] = {},
            unitParked_[kNumUnits] = {}, unitMemoryStall_[kNumUnits] = {},
            unitAmount_[kNumUnits] = {}, unitLocalStall_[kNumUnits] = {},
-           unitLocalBytes_[kNumUnits] = {}, unitByAddress_[kNumUnits] = {};
+           unitLocalBytes_[kNumUnits] = {}, unitByAddress_[kNumUnits] = {},
+           unitFences_[kNumUnits] = {};
   uint64_t coreBusy_ = 0, coreIssue_ = 0, coreScalar_ = 0, coreRead_ = 0,
            coreBlockedQueue_ = 0, coreBlockedRead_ = 0, coreBlockedBarrier_ = 0,
            coreCommands_ = 0, coreCore1Busy_ = 0, coreCore1Commands_ = 0;

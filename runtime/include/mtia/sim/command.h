@@ -30,7 +30,12 @@ enum class CmdKind : uint8_t {
   DmaIn, DmaOut, GatherIn, ScatterOut, Se, SeReduce, SeIota,
   Dpe, MluCopy, SeScan, SeHistogram, SeGather, AtomicRmw, AtomicCas, Vec,
   ReSend, ReRecv, ///< reduction engine; `axis` holds the ReDir
+  /// Memory order (device.h `fence`): on dma_in, waits for dma_out's
+  /// commands issued before it to complete; on dma_out, for dma_in's.
+  FenceIn, FenceOut,
 };
+/// Whether `k` reads or writes memory (the fabric commands but fences).
+bool accessesMemory(CmdKind k);
 UnitKind unitOf(CmdKind k);
 /// "north", "south", "west", "east".
 const char *reDirName(ReDir d);
@@ -60,6 +65,8 @@ struct Command {
   DType dtype = DType::F32;
   uint64_t seq = 0;  ///< issue order on the PE (pops included)
   Cycle ready = 0;   ///< core time at issue
+  uint32_t program = 0; ///< which of the PE's programs issued it (0, 1, ...)
+  int32_t line = 0;     ///< the kernel's source line (Ctx::line; 0: unknown)
   CbRange write;     ///< the produced tile (cb < 0: none)
   /// SE operands in order; DMA: data, addresses, mask; dpe: a, b, acc;
   /// seGather: src, index; seHistogram: src, mask; atomics: addresses,
@@ -83,6 +90,7 @@ struct Command {
   Shape srcShape;       ///< seGather: the source's shape
   int64_t numBins = 0;  ///< seHistogram
   bool reverse = false; ///< seScan
+  uint64_t fenceAfter = 0; ///< fences: the other unit's commands to complete
 
   /// Calls f(range) once per distinct CB the command reads.
   template <class F> void forEachReadCb(F &&f) const {

@@ -90,6 +90,9 @@ namespace mtia::sim {
   X(int64_t, launch_overhead_cycles, 1350, "[I25] job launch < 1 us")         \
   X(int64_t, timing_only, 0,                                                  \
     "[model] 1: skip the functional math and data movement (sweeps)")         \
+  X(int64_t, check_memory_order, 1,                                           \
+    "[model] 1: a DMA that touches bytes an earlier DMA of its program on "  \
+    "the other fabric unit has not finished with is a fault (sanitizer)")    \
   X(int64_t, fiber_stack_bytes, 256 * 1024,                                   \
     "[model] native stack of each PE's kernel fiber")                         \
   X(int64_t, trace_max_events, 2000000,                                       \

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mtia::sim {
 
@@ -64,6 +65,24 @@ std::string checkAtomic(RmwOp op, DType t, bool cas);
 DmaOutcome dmaAtomic(MemorySystem &mem, MemoryRequest &req, bool cas, RmwOp op, int64_t n,
                      DType t, const uint8_t *addrs, const uint8_t *mask, const uint8_t *cmp,
                      const uint8_t *value, uint8_t *old, bool functional);
+
+/// Bytes [lo, hi) of memory.
+struct ByteSpan {
+  uint64_t lo = 0, hi = 0;
+};
+
+/// Appends the bytes the valid box at `addr` moves: one span per innermost
+/// row when it is contiguous, else one per element.
+void boxSpans(uint64_t addr, const Box &box, DType t, std::vector<ByteSpan> &out);
+/// Appends one span per element of a gather, scatter or atomic whose mask
+/// byte is nonzero (mask may be null).
+void elementSpans(int64_t n, DType t, const uint8_t *addrs, const uint8_t *mask,
+                  std::vector<ByteSpan> &out);
+/// Sorts `spans` and merges the ones that overlap or touch.
+void mergeSpans(std::vector<ByteSpan> &spans);
+/// Whether two merged span lists share a byte; the first shared span in `at`.
+bool spansIntersect(const std::vector<ByteSpan> &a, const std::vector<ByteSpan> &b,
+                    ByteSpan &at);
 
 } // namespace mtia::sim
 

@@ -26,6 +26,9 @@ inline constexpr const char *kInvalidLaunch = "invalid launch";
 inline constexpr const char *kKernelLoad = "kernel load";
 /// A device assert (assertTile) found a false element.
 inline constexpr const char *kAssert = "assert";
+/// The memory-order sanitizer (config check_memory_order) found a fabric
+/// command touching bytes an earlier one of its program is still moving.
+inline constexpr const char *kMemoryOrder = "memory-order hazard";
 } // namespace fault_kind
 
 struct Fault {

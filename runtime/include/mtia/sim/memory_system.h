@@ -59,6 +59,9 @@ public:
   void assign(std::vector<Region> regions);
   /// True when [lo, hi) lies inside one allocation.
   bool contains(uint64_t lo, uint64_t hi) const;
+  /// False only when `a` and `b` lie in two different allocations (as
+  /// given, not merged) and no allocation holds both.
+  bool mayAlias(uint64_t a, uint64_t b) const;
   /// True when `addr` lies in an allocation placed in SRAM.
   bool inSram(uint64_t addr) const;
   /// True when [lo, hi) lies inside one allocation placed in SRAM.
@@ -68,6 +71,7 @@ public:
   uint64_t sramBytes(uint64_t regionBytes) const;
 
 private:
+  std::vector<Region> given_; ///< sorted, as given
   std::vector<Region> merged_;
   std::vector<Region> sram_; ///< sorted, as given
 };

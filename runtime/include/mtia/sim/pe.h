@@ -31,6 +31,7 @@
 #include "mtia/device.h"
 #include "mtia/sim/circular_buffer.h"
 #include "mtia/sim/command.h"
+#include "mtia/sim/fabric.h"
 #include "mtia/sim/fault.h"
 #include "mtia/sim/fiber.h"
 #include "mtia/sim/local_memory.h"
@@ -77,6 +78,16 @@ public:
 
   /// The oldest command that has not started, if any.
   const Command *waiting() const;
+  /// Calls f(command) for each command queued and not completed, oldest
+  /// first (started ones included).
+  template <class F> void forEachOutstanding(F &&f) const {
+    for (size_t i = 0; i < count_; ++i)
+      f(ring_[(head_ + i) % ring_.size()]);
+  }
+  /// Commands pushed since the launch began / completed since then; a
+  /// unit completes in push order, so the first `completed()` are done.
+  uint64_t pushed() const { return pushed_; }
+  uint64_t completed() const { return completed_; }
   /// The CB the waiting command is parked on (-1: not parked) and why.
   int32_t parkedCb() const { return parked_ ? parkedCb_ : -1; }
   bool parkedForSpace() const { return parkedForSpace_; }
@@ -102,6 +113,8 @@ public:
   /// address that the compiler could not make strided DMAs (the DMA report
   /// says why); part of `commands`.
   uint64_t byAddress = 0;
+  /// Fabric units: memory-order fences taken (not in `commands`).
+  uint64_t fences = 0;
 
 private:
   enum Tag : uint32_t { kWake, kComplete };
@@ -111,6 +124,7 @@ private:
   UnitKind kind_;
   std::vector<Command> ring_;
   size_t head_ = 0, count_ = 0, started_ = 0;
+  uint64_t pushed_ = 0, completed_ = 0;
   Cycle nextFree_ = 0;   ///< end of the previous command's occupancy
   Cycle lastDone_ = 0;   ///< completions are in order
   Cycle wakeAt_ = kNever;
@@ -178,6 +192,8 @@ public:
   void reSend(ReDir to, DType t, const Shape *s, const Operand *src);
   void reRecv(ReduceOp op, int32_t dst, DType t, const Shape *s, const Operand *local,
               ReDir from);
+  void fence(Fence kind);
+  bool mayAlias(uint64_t a, uint64_t b);
   /// Element `index` of the front of `cb`, as read into a register.
   template <class T> T readScalar(int32_t cb, DType t, int64_t index);
   void scalarCycles(int64_t n);
@@ -287,6 +303,9 @@ public:
   std::pair<Cycle, Cycle> execute(const Command &c);
   /// Completion of `c`: publishes its write and retires its reads.
   void retire(const Command &c);
+  /// A command of fabric unit `u` completed: a fence on the other one may
+  /// now pass.
+  void onFabricCompletion(UnitKind u);
   /// Schedules pop processing of `cb` at cycle `at`.
   void schedulePops(int32_t cb, Cycle at);
   /// Pop processing of CB `tag`.
@@ -315,6 +334,13 @@ private:
   std::pair<Cycle, Cycle> executeMlu(const Command &c);
   std::pair<Cycle, Cycle> executeFabric(const Command &c);
   std::pair<Cycle, Cycle> executeRe(const Command &c);
+  /// The memory-order sanitizer (config check_memory_order): faults when
+  /// `c`, starting now, touches bytes that a command issued before it by
+  /// the same program on the other fabric unit has not finished with.
+  void checkMemoryOrder(const Command &c);
+  /// The bytes of memory `c` touches, sorted and merged; false when they
+  /// are not known yet (per-element addresses not yet published).
+  bool footprint(const Command &c, std::vector<ByteSpan> &out);
   /// Operand `i` of `c` as the SE sees it; CB data through scratch `i`.
   SeInput inputOf(const Command &c, int32_t i);
   /// Operand `i` of `c` as a dense tile of `t` over c.shape (an immediate
