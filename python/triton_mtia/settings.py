@@ -112,6 +112,14 @@ class Settings:
     #: "Scalar code cost"); False compiles without them
     #: (``triton-mtia-compile --no-scalar-cost``). A launch option too.
     scalar_cost: bool = True
+    #: Keep a program's loads and stores in program order where they may
+    #: touch the same memory: the compiler fences them (mtia-order-memory,
+    #: docs/compiler.md "Memory order"), so a program reads its own writes.
+    #: False (``triton-mtia-compile --no-memory-order``, a launch option
+    #: too) exists to watch the simulator's sanitizer catch the hazards
+    #: (``triton_mtia.configure(check_memory_order=...)``, on by default);
+    #: a kernel that reads its own writes then faults.
+    memory_order: bool = True
     #: Optimization switches, defaults of the launch options of the same
     #: names (bench/ablation.py measures each): loop pipelining, CBs filled
     #: inside loops holding `num_stages` tiles (False: one, no pipelining);

@@ -67,6 +67,12 @@ static cl::opt<bool> noVectorCoreSharing(
     "no-vector-core-sharing",
     cl::desc("keep every elementwise command on the SIMD engine (skip "
              "mtia-share-vector-core)"));
+static cl::opt<bool> noMemoryOrder(
+    "no-memory-order",
+    cl::desc("no fences between a program's loads and stores (skip "
+             "mtia-order-memory): only to see the simulator's memory-order "
+             "sanitizer catch what they prevent; programs that read their own "
+             "writes then fault or give stale results"));
 static cl::opt<bool> noScalarCost(
     "no-scalar-cost",
     cl::desc("do not charge the core for the kernel's scalar code "
@@ -226,6 +232,8 @@ int main(int argc, char **argv) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIALegalizeRank());
+    if (!noMemoryOrder)
+      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAOrderMemory());
     if (!noVectorCoreSharing)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAShareVectorCore());
     triton_mtia::mtia::MTIAAssignCBsOptions cbs;

@@ -106,6 +106,11 @@ class MTIAOptions:
     #: Charge the core for the kernel's scalar code (mtia-scalar-cost);
     #: defaulted from `triton_mtia.settings.scalar_cost`.
     scalar_cost: Optional[bool] = None
+    #: Fences between a program's loads and stores that may touch the same
+    #: memory (mtia-order-memory); defaulted from
+    #: `triton_mtia.settings.memory_order`. False only to watch the
+    #: simulator's memory-order sanitizer catch what they prevent.
+    memory_order: Optional[bool] = None
     #: How programs are dealt to the PEs: "linear", "round_robin" or
     #: "zigzag" (settings.pid_mapping has the details); defaulted from
     #: `triton_mtia.settings.pid_mapping`. The launcher passes it on.
@@ -174,6 +179,8 @@ def _compiler_flags(options) -> List[str]:
         flags.append("--poison-masked-loads")
     if options.scalar_cost is False:
         flags.append("--no-scalar-cost")
+    if options.memory_order is False:
+        flags.append("--no-memory-order")
     for name in OPTIMIZATIONS[1:]:
         if getattr(options, name) is False:
             flags.append("--no-" + name.replace("_", "-"))
@@ -213,7 +220,7 @@ class MTIABackend(BaseBackend):
     def parse_options(self, opts: dict) -> MTIAOptions:
         args = {f.name: opts[f.name] for f in fields(MTIAOptions) if opts.get(f.name) is not None}
         args["arch"] = str(self.target.arch)
-        for name in ("dma_report", "poison_masked_loads", "scalar_cost") + OPTIMIZATIONS:
+        for name in ("dma_report", "poison_masked_loads", "scalar_cost", "memory_order") + OPTIMIZATIONS:
             args.setdefault(name, bool(getattr(settings, name)))
         args.setdefault("pid_mapping", settings.pid_mapping)
         if args["pid_mapping"] not in PID_MAPPINGS:

@@ -53,7 +53,10 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
       mtia::DmaInOp::create(b, loc, scalar(op.getPtr()), ValueRange{}, ValueRange{},
                             ValueRange{}, pad, cb, elemType, ArrayRef<int64_t>{});
     }
-    Value v = mtia::ReadOp::create(b, loc, lowerScalarType(resultType), cb, 0);
+    auto read = mtia::ReadOp::create(b, loc, lowerScalarType(resultType), cb, 0);
+    if (isa<tt::PointerType>(resultType)) // an address read from memory
+      read->setAttr(mtia::kPointerAttr, b.getUnitAttr());
+    Value v = read;
     mtia::CbPopOp::create(b, loc, cb, mtia::elementBytes(elemType));
     scalars.map(op.getResult(), v);
     return success();

@@ -529,8 +529,12 @@ LogicalResult KernelLowering::lowerReduce(tt::ReduceOp op) {
   // A scalar result used by scalar code is read into a core register now.
   if (!isa<RankedTensorType>(result.getType()) &&
       llvm::any_of(result.getUsers(),
-                   [](Operation *u) { return !isa<tt::SplatOp>(u); }))
-    scalars.map(result, mtia::ReadOp::create(b, loc, elemType, cb, 0));
+                   [](Operation *u) { return !isa<tt::SplatOp>(u); })) {
+    auto read = mtia::ReadOp::create(b, loc, elemType, cb, 0);
+    if (isa<tt::PointerType>(result.getType()))
+      read->setAttr(mtia::kPointerAttr, b.getUnitAttr());
+    scalars.map(result, read);
+  }
   return success();
 }
 
@@ -564,6 +568,9 @@ FailureOr<func::FuncOp> KernelLowering::run() {
     // uses (knownDivisor).
     if (auto div = src.getArgAttr(from.getArgNumber(), "tt.divisibility"))
       dst.setArgAttr(to.getArgNumber(), "tt.divisibility", div);
+    // Which i64 arguments are addresses (mtia-order-memory's alias roots).
+    if (isa<tt::PointerType>(from.getType()))
+      dst.setArgAttr(to.getArgNumber(), mtia::kPointerAttr, b.getUnitAttr());
   }
   b.setInsertionPointToStart(entry);
   if (failed(lowerBlock(src.getBody().front()))) {

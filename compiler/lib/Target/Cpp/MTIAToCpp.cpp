@@ -130,6 +130,7 @@ private:
   SmallVector<std::string> operandLiterals(ArrayAttr srcs, ValueRange imms);
   static std::string cppString(StringRef text);
   void sourceComment(Location loc);
+  void commandLine(Location loc);
   raw_ostream &line() { return os.indent(indent); }
 
   raw_ostream &os;
@@ -138,6 +139,9 @@ private:
   llvm::StringMap<unsigned> used;
   llvm::StringMap<std::vector<std::string>> sourceFiles;
   std::string lastSource;
+  /// The source line the generated code last stored in `ctx->line` on this
+  /// path (-1: unknown, as at the top of a loop body or branch).
+  int64_t lastCommandLine = -1;
 };
 
 std::string CppEmitter::name(Value v) {
@@ -245,6 +249,16 @@ void CppEmitter::sourceComment(Location loc) {
   os << "\n";
 }
 
+/// Stores the op's source line in `ctx->line` when it changes, so that the
+/// simulator names the Triton line of a faulting command.
+void CppEmitter::commandLine(Location loc) {
+  auto flc = getSourceLoc(loc);
+  if (!flc || int64_t(flc->getLine()) == lastCommandLine)
+    return;
+  lastCommandLine = flc->getLine();
+  line() << "ctx->line = " << lastCommandLine << ";\n";
+}
+
 LogicalResult CppEmitter::emitKernel(func::FuncOp func) {
   std::string kernel = func.getName().str();
   auto capacity = func->getAttrOfType<DenseI64ArrayAttr>(mtia::kCbCapacityAttr);
@@ -326,8 +340,11 @@ LogicalResult CppEmitter::emitOp(Operation &op) {
     line() << "return;\n";
     return success();
   }
-  if (isa<mtia::MTIADialect>(op.getDialect()))
+  if (isa<mtia::MTIADialect>(op.getDialect())) {
+    if (!isa<mtia::ProgramIdOp, mtia::NumProgramsOp, mtia::MayAliasOp, mtia::ScalarCyclesOp>(op))
+      commandLine(op.getLoc());
     return emitMtia(op);
+  }
   return emitArith(op);
 }
 
@@ -645,6 +662,21 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     line() << "barrier(ctx);\n";
     return success();
   }
+  if (auto fence = dyn_cast<mtia::FenceOp>(op)) {
+    StringRef kind = fence.getKind() == "loads_after_stores"   ? "LoadsAfterStores"
+                     : fence.getKind() == "stores_after_loads" ? "StoresAfterLoads"
+                                                               : "Both";
+    line();
+    if (fence.getCond())
+      os << "if (" << name(fence.getCond()) << ") ";
+    os << "fence(ctx, Fence::" << kind << ");\n";
+    return success();
+  }
+  if (auto alias = dyn_cast<mtia::MayAliasOp>(op)) {
+    line() << "const bool " << declare(alias.getResult()) << " = mayAlias(ctx, "
+           << name(alias.getLhs()) << ", " << name(alias.getRhs()) << ");\n";
+    return success();
+  }
   if (auto r = dyn_cast<mtia::SeReduceOp>(op)) {
     line() << "seReduce(ctx, ReduceOp::" << r.getKind() << ", /*dst=*/" << r.getCb()
            << ", " << dtypeName(r.getElemType()) << ", " << shapeLiteral(r.getShape())
@@ -687,6 +719,7 @@ LogicalResult CppEmitter::emitFor(scf::ForOp op) {
          << "; " << ivName << " < " << name(op.getUpperBound()) << "; " << ivName
          << " += " << name(op.getStep()) << ") {\n";
   indent += 2;
+  lastCommandLine = -1; // the body runs after itself too
   Block *body = op.getBody();
   for (Operation &inner : body->without_terminator())
     if (failed(emitOp(inner)))
@@ -703,6 +736,7 @@ LogicalResult CppEmitter::emitFor(scf::ForOp op) {
     line() << carried[i] << " = " << n << ";\n";
   indent -= 2;
   line() << "}\n";
+  lastCommandLine = -1;
   for (auto [result, n] : llvm::zip(op.getResults(), carried))
     names[result] = n;
   return success();
@@ -717,6 +751,7 @@ LogicalResult CppEmitter::emitIf(scf::IfOp op) {
   }
   auto branch = [&](Region &region) -> LogicalResult {
     indent += 2;
+    lastCommandLine = -1;
     Block &block = region.front();
     for (Operation &inner : block.without_terminator())
       if (failed(emitOp(inner)))
@@ -736,6 +771,7 @@ LogicalResult CppEmitter::emitIf(scf::IfOp op) {
       return failure();
   }
   line() << "}\n";
+  lastCommandLine = -1;
   return success();
 }
 
@@ -757,6 +793,7 @@ LogicalResult CppEmitter::emitWhile(scf::WhileOp op) {
   }
   line() << "while (true) {\n";
   indent += 2;
+  lastCommandLine = -1;
   for (Operation &inner : before.without_terminator())
     if (failed(emitOp(inner)))
       return failure();
@@ -787,6 +824,7 @@ LogicalResult CppEmitter::emitWhile(scf::WhileOp op) {
     line() << carried[i] << " = " << n << ";\n";
   indent -= 2;
   line() << "}\n";
+  lastCommandLine = -1;
   return success();
 }
 

@@ -4,7 +4,7 @@
 // be a strided DMA. The addresses are computed on the SIMD engine (widen,
 // scale by the element size, add the base) and the load becomes a gather.
 // CHECK-LABEL: func.func @lookup(
-// CHECK-SAME: %[[T:.*]]: i64, %[[I:.*]]: i64, %[[O:.*]]: i64)
+// CHECK-SAME: %[[T:.*]]: i64 {mtia.pointer}, %[[I:.*]]: i64 {mtia.pointer}, %[[O:.*]]: i64 {mtia.pointer})
 // CHECK: mtia.dma_in %[[I]] {{.*}} {cb = [[IDX:[0-9]+]] : i64, elemType = i32, shape = array<i64: 64>}
 // CHECK: mtia.se "Copy" {cb = [[WIDE:[0-9]+]] : i64, elemType = i64, {{.*}} srcs = [#mtia.view<cb = [[IDX]], elemType = i32
 // CHECK: mtia.se "Mul" %{{.*}} : i64 {cb = [[BYTES:[0-9]+]] : i64, elemType = i64

@@ -7,7 +7,7 @@
 // element before x's offs; begin = clamp(lo - start, 0, 64), end =
 // clamp(hi - start, 0, 64).
 // CHECK-LABEL: func.func @window(
-// CHECK-SAME: %[[X:.*]]: i64, %[[OUT:.*]]: i64, %[[LO:.*]]: i32, %[[HI:.*]]: i32)
+// CHECK-SAME: %[[X:.*]]: i64 {mtia.pointer}, %[[OUT:.*]]: i64 {mtia.pointer}, %[[LO:.*]]: i32, %[[HI:.*]]: i32)
 // CHECK: %[[LO64:.*]] = arith.extsi %[[LO]] : i32 to i64
 // CHECK: %[[LOSUB:.*]] = arith.subi %[[LO64]], %{{.*}} : i64
 // CHECK: %[[LOMAX:.*]] = arith.maxsi %[[LOSUB]], %{{.*}} : i64

@@ -3,7 +3,7 @@
 // Vector add: both loads and the store are recovered as 1-D DMAs whose valid
 // extent is clamp(n - pid*1024, 0, 1024); the add runs on the SIMD engine.
 // CHECK-LABEL: func.func @add(
-// CHECK-SAME: %[[X:.*]]: i64, %[[Y:.*]]: i64, %[[OUT:.*]]: i64, %[[N:.*]]: i32)
+// CHECK-SAME: %[[X:.*]]: i64 {mtia.pointer}, %[[Y:.*]]: i64 {mtia.pointer}, %[[OUT:.*]]: i64 {mtia.pointer}, %[[N:.*]]: i32)
 // CHECK: %[[PID:.*]] = mtia.program_id 0
 // CHECK: %[[VALID:.*]] = arith.minsi
 // CHECK: mtia.dma_in %{{.*}} strides(%{{.*}}) valid(%[[VALID]]) {cb = [[XCB:[0-9]+]] : i64, elemType = f32, shape = array<i64: 1024>}
@@ -39,7 +39,7 @@ tt.func public @add(%x_ptr: !tt.ptr<f32>, %y_ptr: !tt.ptr<f32>, %out_ptr: !tt.pt
 // A 2-D block: rows strided by %stride, both dimensions masked, padded with
 // `other`; the row reduction reads the tile through a view.
 // CHECK-LABEL: func.func @rows(
-// CHECK-SAME: %[[X:.*]]: i64, %[[Y:.*]]: i64, %[[M:.*]]: i32, %[[N:.*]]: i32, %[[S:.*]]: i32)
+// CHECK-SAME: %[[X:.*]]: i64 {mtia.pointer}, %[[Y:.*]]: i64 {mtia.pointer}, %[[M:.*]]: i32, %[[N:.*]]: i32, %[[S:.*]]: i32)
 // CHECK: %[[S64:.*]] = arith.extsi %[[S]] : i32 to i64
 // CHECK: mtia.dma_in %{{.*}} strides(%[[S64]], %{{.*}}) valid(%{{.*}}, %{{.*}}) pad %{{.*}} : f32 {cb = [[T:[0-9]+]] : i64, elemType = f32, shape = array<i64: 16, 32>}
 // CHECK: mtia.se_reduce "Max" {axis = 1 : i64, cb = {{[0-9]+}} : i64, elemType = f32, shape = array<i64: 16, 32>, src = #mtia.view<cb = [[T]], elemType = f32, offset = 0, strides = 32, 1>}

@@ -156,6 +156,15 @@ LogicalResult DmaOutOp::verify() {
                    getBegin().size());
 }
 
+LogicalResult FenceOp::verify() {
+  if (getKind() != "loads_after_stores" && getKind() != "stores_after_loads" &&
+      getKind() != "both")
+    return emitOpError() << "kind must be \"loads_after_stores\", \"stores_after_loads\" or "
+                            "\"both\", not \""
+                         << getKind() << "\"";
+  return success();
+}
+
 LogicalResult SeOp::verify() {
   int arity;
   if (!lookupSeOpcode(getOpcode(), arity))

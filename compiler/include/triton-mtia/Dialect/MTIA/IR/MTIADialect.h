@@ -21,6 +21,11 @@ namespace mlir::triton_mtia::mtia {
 /// Name of the function attribute holding the capacity in bytes of each
 /// physical CB (set by mtia-assign-cbs).
 inline constexpr llvm::StringLiteral kCbCapacityAttr = "mtia.cb_capacity";
+/// Unit attribute of a kernel argument (an argument attribute) or of an
+/// `mtia.read` result that holds a pointer: a byte address into some
+/// allocation. The lowering sets it; mtia-order-memory finds the pointer an
+/// access goes through by it.
+inline constexpr llvm::StringLiteral kPointerAttr = "mtia.pointer";
 /// Dimensions of the tiles the compute units iterate and of a DMA box: the
 /// device API's kMaxRank and kMaxBoxRank (runtime/include/mtia/device.h,
 /// whose `mtia` namespace would clash with this one; MTIADialect.cpp checks

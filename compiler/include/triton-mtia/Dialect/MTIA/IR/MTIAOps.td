@@ -127,6 +127,35 @@ def MTIA_ScatterOutOp : MTIA_Op<"scatter_out"> {
   let assemblyFormat = "attr-dict";
 }
 
+def MTIA_FenceOp : MTIA_Op<"fence"> {
+  let summary = "memory order between the two fabric units";
+  let description = [{
+    The DMA units take their queues independently, so a load may read
+    memory before an earlier store of the program has written it. `kind`
+    says which unit waits: "loads_after_stores" holds dma_in back until the
+    dma_out commands issued before the fence have completed (read after
+    write), "stores_after_loads" holds dma_out back for dma_in's (write
+    after read), "both" does both. With `cond`, the fence is issued only
+    when it is true (two pointer arguments that may alias, `may_alias`).
+    Inserted by mtia-order-memory; the core does not wait.
+  }];
+  let arguments = (ins Optional<I1>:$cond, StrAttr:$kind);
+  let assemblyFormat = "$kind (`if` $cond^)? attr-dict";
+  let hasVerifier = 1;
+}
+
+def MTIA_MayAliasOp : MTIA_Op<"may_alias", [Pure]> {
+  let summary = "whether two addresses may reach the same allocation";
+  let description = [{
+    False only when `lhs` and `rhs` lie in different allocations of the
+    launch (the storages of two tensor arguments), which an in-bounds access
+    through one never leaves. Constant for a launch.
+  }];
+  let arguments = (ins I64:$lhs, I64:$rhs);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // SIMD engine
 //===----------------------------------------------------------------------===//

@@ -5,6 +5,7 @@
 
 #include "triton-mtia/Dialect/MTIA/IR/MTIADialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -29,6 +29,30 @@ def MTIAAssignCBs : Pass<"mtia-assign-cbs", "::mlir::func::FuncOp"> {
   ];
 }
 
+def MTIAOrderMemory : Pass<"mtia-order-memory", "::mlir::func::FuncOp"> {
+  let summary = "Fence the DMAs of a program that may touch the same memory";
+  let description = [{
+    A PE's two DMA units take their queues independently: a load issued
+    after a store can read memory before the store has written it, and a
+    store can overwrite bytes an earlier load has not read yet. Within one
+    program Triton promises program order, so this pass puts an
+    `mtia.fence` before each access that may overlap an earlier access of
+    the other unit still in flight: a load (dma_in, gather_in) after a store
+    (dma_out, scatter_out, atomics), a store after a load. Stores after
+    stores run on one in-order unit and need nothing.
+
+    Two accesses are independent when the pass proves it: through the same
+    pointer argument, at constant byte hulls and an address difference the
+    hulls do not span (also across loop iterations, when the addresses move
+    by a constant step per iteration). Through two different pointer
+    arguments, the fence is issued only when `mtia.may_alias` says the two
+    lie in one allocation at run time. Anything else (addresses from memory,
+    gathers, scatters and atomics against the same argument) is fenced.
+    Loops are handled by a fixpoint over their back edges (OrderMemory.cpp).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def MTIAScalarCost : Pass<"mtia-scalar-cost", "::mlir::func::FuncOp"> {
   let summary = "Charge the RISC-V core for the kernel's scalar code";
   let description = [{
