@@ -786,9 +786,9 @@ void Core::fence(Fence kind) {
 
 bool Core::mayAlias(uint64_t a, uint64_t b) {
   issuing_ = "mayAlias";
-  // The launcher knows which arguments share an allocation before the
-  // launch; a program tests one bit of what it hands over: one instruction.
-  charge(1, scalarCyclesCharged);
+  // Free here: the launcher knows which arguments share an allocation, and
+  // a program tests one bit of what it hands over, an instruction that
+  // mtia-scalar-cost charges with the rest of the scalar code.
   return pe_.chip().memory().allocations().mayAlias(a, b);
 }
 

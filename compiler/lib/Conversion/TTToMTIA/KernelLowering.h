@@ -239,6 +239,9 @@ private:
                                         ArrayRef<int64_t> shape, Location loc);
   std::optional<StridedBox> structuredBox(Value ptr, Value mask,
                                          ArrayRef<int64_t> shape, Location loc);
+  /// The scalar address a tensor of pointers is offsets from (a splat
+  /// pointer moved by tt.addptr, through layout ops), or null.
+  Value pointerBase(Value ptr);
   FailureOr<AddressTiles>
   addressTiles(Operation *op, Value ptr, Value mask, ArrayRef<int64_t> shape,
                Location loc, SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);

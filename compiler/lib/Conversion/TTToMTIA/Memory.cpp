@@ -76,8 +76,8 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
   if (failed(tiles))
     return failure();
   int64_t cb = newTile(op.getResult(), elemType, shape, loc);
-  mtia::GatherInOp::create(b, loc, pad, cb, tiles->addrCb, tiles->maskCb,
-                           elemType, shape);
+  mtia::GatherInOp::create(b, loc, pad, pointerBase(op.getPtr()), cb, tiles->addrCb,
+                           tiles->maskCb, elemType, shape);
   for (auto [tmp, bytes] : temps)
     mtia::CbPopOp::create(b, loc, tmp, bytes);
   return success();
@@ -117,8 +117,8 @@ LogicalResult KernelLowering::lowerStore(tt::StoreOp op) {
     auto tiles = addressTiles(op, op.getPtr(), op.getMask(), shape, loc, temps);
     if (failed(tiles))
       return failure();
-    mtia::ScatterOutOp::create(b, loc, valueCb, tiles->addrCb, tiles->maskCb,
-                               elemType, shape);
+    mtia::ScatterOutOp::create(b, loc, pointerBase(op.getPtr()), valueCb, tiles->addrCb,
+                               tiles->maskCb, elemType, shape);
   }
   for (auto [tmp, bytes] : temps)
     mtia::CbPopOp::create(b, loc, tmp, bytes);

@@ -448,6 +448,20 @@ std::optional<StridedBox> KernelLowering::structuredBox(Value ptr, Value mask,
 
 /// Dense tiles of the per-element addresses of `ptr` and of `mask` (if any)
 /// for a gather, scatter or atomic by address issued for `op`.
+Value KernelLowering::pointerBase(Value ptr) {
+  for (int depth = 0; depth < 64; ++depth) {
+    Operation *def = ptr.getDefiningOp();
+    if (!def)
+      return {};
+    if (auto splat = dyn_cast<tt::SplatOp>(def))
+      return scalar(splat.getSrc());
+    if (!isa<tt::AddPtrOp, tt::BroadcastOp, tt::ExpandDimsOp, tt::ReshapeOp, tt::TransOp>(def))
+      return {};
+    ptr = def->getOperand(0);
+  }
+  return {};
+}
+
 FailureOr<AddressTiles> KernelLowering::addressTiles(
     Operation *op, Value ptr, Value mask, ArrayRef<int64_t> shape, Location loc,
     SmallVectorImpl<std::pair<int64_t, int64_t>> &temps) {

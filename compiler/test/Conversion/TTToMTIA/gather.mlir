@@ -9,7 +9,9 @@
 // CHECK: mtia.se "Copy" {cb = [[WIDE:[0-9]+]] : i64, elemType = i64, {{.*}} srcs = [#mtia.view<cb = [[IDX]], elemType = i32
 // CHECK: mtia.se "Mul" %{{.*}} : i64 {cb = [[BYTES:[0-9]+]] : i64, elemType = i64
 // CHECK: mtia.se "Add" %[[T]] : i64 {cb = [[ADDR:[0-9]+]] : i64, elemType = i64, {{.*}} srcs = [#mtia.imm, #mtia.view<cb = [[BYTES]]
-// CHECK: mtia.gather_in {addrCb = [[ADDR]] : i64, cb = [[VALS:[0-9]+]] : i64, elemType = f32, maskCb = -1 : i64, shape = array<i64: 64>}
+// The gather records the table as the base of its addresses (for
+// mtia-order-memory's alias analysis).
+// CHECK: mtia.gather_in base %[[T]] {addrCb = [[ADDR]] : i64, cb = [[VALS:[0-9]+]] : i64, elemType = f32, maskCb = -1 : i64, shape = array<i64: 64>}
 // CHECK-DAG: mtia.cb_pop {bytes = 512 : i64, cb = [[ADDR]] : i64}
 // CHECK: mtia.dma_out %[[O]] {{.*}} {cb = [[VALS]] : i64, elemType = f32
 tt.func public @lookup(%table: !tt.ptr<f32>, %idx: !tt.ptr<i32>, %out: !tt.ptr<f32>) {

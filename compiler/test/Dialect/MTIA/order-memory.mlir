@@ -175,6 +175,21 @@ func.func @unknown_addresses(%x: i64 {mtia.pointer}, %y: i64 {mtia.pointer}) {
   return
 }
 
+// A gather whose addresses are offsets from a pointer argument (`base`) is
+// ordered against another argument's store only if the two may alias.
+// CHECK-LABEL: func.func @gather_with_base
+// CHECK-NEXT: %[[ALIAS:.*]] = mtia.may_alias %arg0, %arg1
+// CHECK: mtia.dma_out %arg1
+// CHECK-NEXT: mtia.fence "loads_after_stores" if %[[ALIAS]]
+// CHECK-NEXT: mtia.gather_in base %arg0
+func.func @gather_with_base(%table: i64 {mtia.pointer}, %out: i64 {mtia.pointer}) {
+  %c1 = arith.constant 1 : i64
+  %c256 = arith.constant 256 : i64
+  mtia.dma_out %out strides(%c1) valid(%c256) {cb = 0 : i64, elemType = f32, shape = array<i64: 256>}
+  mtia.gather_in base %table {addrCb = 2 : i64, cb = 3 : i64, elemType = f32, maskCb = -1 : i64, shape = array<i64: 256>}
+  return
+}
+
 // A branch that stores makes a later load wait on both paths' behalf.
 // CHECK-LABEL: func.func @branch
 // CHECK: scf.if

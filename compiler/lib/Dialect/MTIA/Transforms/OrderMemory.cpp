@@ -298,8 +298,20 @@ private:
     else if (auto out = dyn_cast<DmaOutOp>(op))
       fillBox(info, out.getAddr(), out.getStrides(), out.getShape(), out.getElemType());
     else
-      info.root = {Root::Unknown, {}}; // per-element addresses
+      info.root = rootOfBase(op); // per-element addresses
     return infos[op] = std::move(info);
+  }
+
+  /// Gathers and scatters: the pointer their addresses are offsets from,
+  /// when the lowering recorded it; atomics: unknown.
+  Root rootOfBase(Operation *op) {
+    Value base;
+    if (auto g = dyn_cast<GatherInOp>(op))
+      base = g.getBase();
+    else if (auto s = dyn_cast<ScatterOutOp>(op))
+      base = s.getBase();
+    Root r = base ? roots.of(base) : Root{Root::Unknown, {}};
+    return r.kind == Root::Arg ? r : Root{Root::Unknown, {}};
   }
 
   void fillBox(AccessInfo &info, Value addr, ValueRange strides, ArrayRef<int64_t> shape,

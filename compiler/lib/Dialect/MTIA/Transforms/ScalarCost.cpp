@@ -86,6 +86,8 @@ bool isPowerOf2Constant(Value v) {
 ///   scf.while: the branch on the condition, per iteration          1
 ///   scf.if: the conditional branch                                 1
 ///   func.call: jal + ret + moving arguments                        4
+///   mtia.may_alias: a bit of the alias mask the launcher passes    1
+///   mtia.fence with a condition: the branch around it              1
 ///
 /// Ops on tensors (which no longer exist after convert-tt-to-mtia) and the
 /// mtia commands cost nothing here: the simulator charges each command
@@ -100,6 +102,10 @@ ScalarCost scalarCost(Operation *op) {
     return {1, 0};
   if (isa<func::CallOp>(op))
     return {4, 0};
+  if (isa<MayAliasOp>(op))
+    return {1, 0};
+  if (auto fence = dyn_cast<FenceOp>(op))
+    return {fence.getCond() ? 1 : 0, 0};
   if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
       !isScalarOp(op))
     return {};

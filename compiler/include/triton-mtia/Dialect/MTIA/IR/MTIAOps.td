@@ -112,19 +112,26 @@ def MTIA_DmaOutOp : MTIA_Op<"dma_out", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def MTIA_GatherInOp : MTIA_Op<"gather_in"> {
+def MTIA_GatherInOp : MTIA_Op<"gather_in", [AttrSizedOperandSegments]> {
   let summary = "per-element addresses (an i64 tile) -> a new tile";
-  let arguments = (ins Optional<AnyType>:$pad, I64Attr:$cb, I64Attr:$addrCb,
-                       I64Attr:$maskCb, TypeAttr:$elemType,
+  let description = [{
+    `base`, when the lowering knows one, is the address every element's
+    address is an offset from (a pointer argument plus scalar offsets): not
+    read by the command, it tells mtia-order-memory which tensor the
+    gather reads.
+  }];
+  let arguments = (ins Optional<AnyType>:$pad, Optional<I64>:$base, I64Attr:$cb,
+                       I64Attr:$addrCb, I64Attr:$maskCb, TypeAttr:$elemType,
                        DenseI64ArrayAttr:$shape);
-  let assemblyFormat = "(`pad` $pad^ `:` type($pad))? attr-dict";
+  let assemblyFormat = "(`pad` $pad^ `:` type($pad))? (`base` $base^)? attr-dict";
 }
 
 def MTIA_ScatterOutOp : MTIA_Op<"scatter_out"> {
   let summary = "the front tile of a CB -> per-element addresses";
-  let arguments = (ins I64Attr:$cb, I64Attr:$addrCb, I64Attr:$maskCb,
-                       TypeAttr:$elemType, DenseI64ArrayAttr:$shape);
-  let assemblyFormat = "attr-dict";
+  let description = [{ `base`: as for `gather_in`. }];
+  let arguments = (ins Optional<I64>:$base, I64Attr:$cb, I64Attr:$addrCb,
+                       I64Attr:$maskCb, TypeAttr:$elemType, DenseI64ArrayAttr:$shape);
+  let assemblyFormat = "(`base` $base^)? attr-dict";
 }
 
 def MTIA_FenceOp : MTIA_Op<"fence"> {
