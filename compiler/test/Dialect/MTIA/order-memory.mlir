@@ -206,3 +206,50 @@ func.func @branch(%x: i64 {mtia.pointer}, %c: i1) {
   mtia.dma_in %x strides(%c1) valid(%c256) {cb = 1 : i64, elemType = f32, shape = array<i64: 256>}
   return
 }
+
+// Stores before a loop that its loads may read: one fence in front of the
+// loop orders all of its iterations, instead of one fence per iteration.
+// CHECK-LABEL: func.func @fence_before_loop
+// CHECK: mtia.dma_out %arg0
+// CHECK-NEXT: mtia.fence "loads_after_stores"{{$}}
+// CHECK-NEXT: scf.for
+// CHECK-NOT: mtia.fence
+// CHECK: return
+func.func @fence_before_loop(%x: i64 {mtia.pointer}, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c1_i64 = arith.constant 1 : i64
+  %c4 = arith.constant 4 : i64
+  %c256 = arith.constant 256 : i64
+  mtia.dma_out %x strides(%c1_i64) valid(%c256) {cb = 0 : i64, elemType = f32, shape = array<i64: 256>}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %o = arith.extsi %i : i32 to i64
+    %b = arith.muli %o, %c4 : i64
+    %p = arith.addi %x, %b : i64
+    mtia.dma_in %p strides(%c1_i64) valid(%c256) {cb = 1 : i64, elemType = f32, shape = array<i64: 256>}
+  }
+  return
+}
+
+// Loads of three arguments after a store of a fourth: one fence, issued if
+// any of the three may be the fourth; the OR is computed at the entry.
+// CHECK-LABEL: func.func @one_fence_for_three_loads
+// CHECK-DAG: %[[XO:.*]] = mtia.may_alias %arg0, %arg3
+// CHECK-DAG: %[[WO:.*]] = mtia.may_alias %arg1, %arg3
+// CHECK-DAG: %[[BO:.*]] = mtia.may_alias %arg2, %arg3
+// CHECK-DAG: %[[XW:.*]] = arith.ori %[[XO]], %[[WO]]
+// CHECK-DAG: %[[ANY:.*]] = arith.ori %[[XW]], %[[BO]]
+// CHECK: mtia.dma_out %arg3
+// CHECK-NEXT: mtia.fence "loads_after_stores" if %[[ANY]]
+// CHECK-NEXT: mtia.dma_in %arg0
+// CHECK-NEXT: mtia.dma_in %arg1
+// CHECK-NEXT: mtia.dma_in %arg2
+func.func @one_fence_for_three_loads(%x: i64 {mtia.pointer}, %w: i64 {mtia.pointer}, %b: i64 {mtia.pointer}, %y: i64 {mtia.pointer}) {
+  %c1 = arith.constant 1 : i64
+  %c256 = arith.constant 256 : i64
+  mtia.dma_out %y strides(%c1) valid(%c256) {cb = 0 : i64, elemType = f32, shape = array<i64: 256>}
+  mtia.dma_in %x strides(%c1) valid(%c256) {cb = 1 : i64, elemType = f32, shape = array<i64: 256>}
+  mtia.dma_in %w strides(%c1) valid(%c256) {cb = 2 : i64, elemType = f32, shape = array<i64: 256>}
+  mtia.dma_in %b strides(%c1) valid(%c256) {cb = 3 : i64, elemType = f32, shape = array<i64: 256>}
+  return
+}

@@ -281,6 +281,7 @@ public:
   void run() {
     State s;
     walkRegion(func.getBody(), s, /*insert=*/true);
+    mergeFences();
   }
 
 private:
@@ -443,36 +444,105 @@ private:
     return v;
   }
 
+  /// What ordering `later` after the pending accesses `pending` takes: an
+  /// unconditional fence (dependent), or one conditioned on the alias tests
+  /// of `pairs` (the entries they cover in `covered`), or nothing.
+  struct Need {
+    bool dependent = false;
+    SmallVector<std::pair<Value, Value>> pairs;
+    SmallVector<Pending> covered;
+  };
+  Need need(ArrayRef<Pending> pending, ArrayRef<Operation *> later) {
+    Need n;
+    for (const Pending &p : pending) {
+      bool covered = false;
+      for (Operation *op : later) {
+        Verdict v = judge(p, op);
+        if (v == Verdict::Dependent) {
+          n.dependent = true;
+          return n;
+        }
+        if (v == Verdict::IfAliased) {
+          auto pair = ordered(infoOf(p.op).root.arg, infoOf(op).root.arg);
+          if (!llvm::is_contained(n.pairs, pair))
+            n.pairs.push_back(pair);
+          covered = true;
+        }
+      }
+      if (covered)
+        n.covered.push_back(p);
+    }
+    return n;
+  }
+
+  /// The OR of two conditions, at the function's entry, after both.
+  Value orAtEntry(Value x, Value y) {
+    Value &v = orValues[{x, y}];
+    if (!v) {
+      Operation *later = x.getDefiningOp()->isBeforeInBlock(y.getDefiningOp())
+                             ? y.getDefiningOp()
+                             : x.getDefiningOp();
+      OpBuilder b(later->getContext());
+      b.setInsertionPointAfter(later);
+      v = arith::OrIOp::create(b, func.getLoc(), x, y);
+    }
+    return v;
+  }
+
+  /// A fence of the kind that holds `side` back, before `at`.
+  void insertFence(Operation *at, Side side, const Need &n) {
+    Value cond;
+    if (!n.dependent)
+      for (auto [x, y] : n.pairs) {
+        Value c = mayAlias(x, y);
+        cond = cond ? orAtEntry(cond, c) : c;
+      }
+    OpBuilder b(at);
+    FenceOp::create(b, at->getLoc(), cond,
+                    side == Side::In ? "loads_after_stores" : "stores_after_loads");
+  }
+
   void visitAccess(Operation *op, Side side, State &s, bool insert) {
     SmallVector<Pending> &other = side == Side::In ? s.out : s.in;
-    bool dependent = false;
-    SmallVector<std::pair<Value, Value>> aliased;
-    for (const Pending &p : other) {
-      Verdict v = judge(p, op);
-      if (v == Verdict::Dependent) {
-        dependent = true;
-        break;
-      }
-      if (v == Verdict::IfAliased) {
-        auto pair = ordered(infoOf(p.op).root.arg, infoOf(op).root.arg);
-        if (!llvm::is_contained(aliased, pair))
-          aliased.push_back(pair);
-      }
-    }
-    if (insert && (dependent || !aliased.empty())) {
-      OpBuilder b(op);
-      Value cond;
-      if (!dependent)
-        for (auto [x, y] : aliased) {
-          Value c = mayAlias(x, y);
-          cond = cond ? arith::OrIOp::create(b, op->getLoc(), cond, c).getResult() : c;
-        }
-      FenceOp::create(b, op->getLoc(), cond,
-                      side == Side::In ? "loads_after_stores" : "stores_after_loads");
-    }
-    if (dependent)
+    Need n = need(other, {op});
+    if (insert && (n.dependent || !n.pairs.empty()))
+      insertFence(op, side, n);
+    if (n.dependent)
       other.clear();
     State::addUnique(side == Side::In ? s.in : s.out, Pending{op, {}});
+  }
+
+  /// Before a loop: the accesses pending at its entry are ordered against
+  /// every access inside it by one fence in front of it, instead of one
+  /// per iteration. `s` (what follows the loop) loses what an unconditional
+  /// fence orders; `body` (the loop's top) also what a conditional one
+  /// covers: if it was not issued, those accesses do not overlap the loop's.
+  void hoistFences(Operation *loop, State &s, State &body, bool insert) {
+    SmallVector<Operation *> ins, outs;
+    loop->walk([&](Operation *op) {
+      if (Side side = sideOf(op); side == Side::In)
+        ins.push_back(op);
+      else if (side == Side::Out)
+        outs.push_back(op);
+    });
+    for (Side side : {Side::In, Side::Out}) {
+      ArrayRef<Operation *> later = side == Side::In ? ins : outs;
+      SmallVector<Pending> &after = side == Side::In ? s.out : s.in;
+      SmallVector<Pending> &top = side == Side::In ? body.out : body.in;
+      if (later.empty() || after.empty())
+        continue;
+      Need n = need(after, later);
+      if (!n.dependent && n.pairs.empty())
+        continue;
+      if (insert)
+        insertFence(loop, side, n);
+      if (n.dependent) {
+        after.clear();
+        top.clear();
+      } else {
+        llvm::erase_if(top, [&](const Pending &p) { return llvm::is_contained(n.covered, p); });
+      }
+    }
   }
 
   void walkRegion(Region &region, State &s, bool insert) {
@@ -503,8 +573,10 @@ private:
   /// a loop over them): fixpoint of the pending lists at the top of its
   /// body, then the body once more with fences inserted.
   void walkLoop(Operation *loop, State &s, bool insert) {
+    State bodyEntry = s;
+    hoistFences(loop, s, bodyEntry, insert);
     const State entry = s;
-    State top = entry;
+    State top = bodyEntry;
     auto body = [&](State &state, bool withFences) {
       for (Region &r : loop->getRegions())
         walkRegion(r, state, withFences);
@@ -513,7 +585,7 @@ private:
       State end = top;
       body(end, /*withFences=*/false);
       end.cross(loop);
-      State next = entry;
+      State next = bodyEntry;
       next.join(end);
       if (next == top)
         break;
@@ -526,10 +598,46 @@ private:
     s.join(end);
   }
 
+  /// Fences of one kind in a block with no access of the other unit
+  /// between them: the first one, issued when either's condition holds,
+  /// orders what the second would (nothing new to wait for was issued in
+  /// between), so the second goes, its condition ORed into the first's. After
+  /// an unconditional one, the second is simply redundant. In a loop body
+  /// this leaves one branch per iteration and unit instead of one per access.
+  void mergeFences() {
+    func.walk([&](Block *block) {
+      FenceOp last[2] = {}; // loads_after_stores, stores_after_loads
+      for (Operation &op : llvm::make_early_inc_range(*block)) {
+        if (auto fence = dyn_cast<FenceOp>(op)) {
+          const int k = fence.getKind() == "loads_after_stores" ? 0 : 1;
+          if (FenceOp prev = last[k]) {
+            if (!prev.getCond()) {
+              fence.erase();
+              continue;
+            }
+            if (fence.getCond()) {
+              prev.getCondMutable().assign(orAtEntry(prev.getCond(), fence.getCond()));
+              fence.erase();
+              continue;
+            }
+          }
+          last[k] = fence;
+          continue;
+        }
+        Side side = sideOf(&op);
+        if (side == Side::Out || op.getNumRegions() > 0)
+          last[0] = {}; // stores a later load may need to wait for
+        if (side == Side::In || op.getNumRegions() > 0)
+          last[1] = {};
+      }
+    });
+  }
+
   func::FuncOp func;
   RootFinder roots;
   DenseMap<Operation *, AccessInfo> infos;
   DenseMap<std::pair<Value, Value>, Value> aliasValues;
+  DenseMap<std::pair<Value, Value>, Value> orValues;
 };
 
 struct OrderMemory
