@@ -140,6 +140,13 @@ class Settings:
     #: rows of a causal attention). A launch option too
     #: (``kernel[grid](..., pid_mapping="zigzag")``).
     pid_mapping: str = "linear"
+    #: The content-addressed cache of kernel shared objects
+    #: (backend/object_cache.py): two compiles that generate the same C++
+    #: share one clang run. Its directory, None for the default
+    #: ``~/.triton/mtia_objects`` (beside Triton's cache, independent of
+    #: ``TRITON_CACHE_DIR``); ``object_cache = False`` bypasses it.
+    object_cache: bool = True
+    object_cache_dir: Optional[str] = field(default_factory=lambda: os.environ.get("TRITON_MTIA_OBJECT_CACHE_DIR"))
     #: Keep the temporary directory of a failed tool run so its command can
     #: be re-run by hand (the error message prints it either way).
     keep_failed_temps: bool = True

@@ -31,6 +31,7 @@ from triton.backends.compiler import BaseBackend, GPUTarget, Language
 
 from ..errors import CompilationError
 from ..settings import OPTIMIZATIONS, settings
+from . import object_cache
 
 #: `GPUTarget.backend` of our device; also the entry-point name.
 BACKEND_NAME = "mtia"
@@ -290,11 +291,13 @@ class MTIABackend(BaseBackend):
 
     @staticmethod
     def make_so(src: str, metadata, options: MTIAOptions) -> bytes:
-        """C++ -> a shared object exporting NAME and NAME_info."""
+        """C++ -> a shared object exporting NAME and NAME_info; the same C++
+        built the same way is built once (object_cache.py)."""
         include = settings.require_include_dir()
-        binary = _run_tool(
-            "so", metadata["name"], src, "cpp", "so",
-            lambda cpp, so: [settings.cxx, *settings.cxx_flags, "-fPIC", "-shared", f"-I{include}", cpp, "-o", so])
+        toolchain = [settings.cxx, *settings.cxx_flags, "-fPIC", "-shared"]
+        binary = object_cache.get_or_build(
+            src, toolchain, include, lambda: _run_tool("so", metadata["name"], src, "cpp", "so",
+                                                       lambda cpp, so: [*toolchain, f"-I{include}", cpp, "-o", so]))
         # Triton checks metadata.shared against the device limit. Local memory
         # is per CB and checked by the runtime against the kernel's KernelInfo,
         # so nothing is charged here.

@@ -1,0 +1,136 @@
+"""A content-addressed cache of kernel shared objects.
+
+Triton caches each compiled kernel under a key of its source, signature and
+options. Many different keys lower to the same C++: a launch option that
+does not change a kernel's code (an optimization switch that does not apply
+to it), autotuning configurations that compile alike, one kernel reached
+through two caches. The C++ -> shared object step (clang++ -O2, most of a
+cold compile) is the same for all of them, so its output is kept here under
+a hash of what determines it: the generated C++, the C++ compiler's identity
+and flags, and the device headers the code includes. Two compiles of the same
+code then pay for one clang run.
+
+Where: ``<Triton's home>/.triton/mtia_objects`` (``~/.triton/mtia_objects``
+by default, beside Triton's own cache ``~/.triton/cache``), or
+``triton_mtia.settings.object_cache_dir``; ``settings.object_cache = False``
+bypasses it. It is independent of ``TRITON_CACHE_DIR``, so a private Triton
+cache still shares objects. Clear it by deleting the directory
+(``object_cache.clear()`` does). Several processes may
+use it at once: an object is written to a temporary file in the same
+directory and renamed into place, so a reader sees a whole file or none.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Callable, List, Optional
+
+from triton import knobs
+
+from ..settings import settings
+
+#: Objects this process found in the cache / had to build.
+hits = 0
+misses = 0
+
+
+def cache_dir() -> Path:
+    if settings.object_cache_dir:
+        return Path(settings.object_cache_dir)
+    return Path(knobs.cache.home_dir) / ".triton" / "mtia_objects"
+
+
+@functools.lru_cache(None)
+def _compiler_identity(cxx: str) -> str:
+    """What names the C++ compiler: its resolved path and `--version`."""
+    path = shutil.which(cxx) or cxx
+    try:
+        version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        version = "unavailable"
+    return f"{os.path.realpath(path)}\n{version}"
+
+
+@functools.lru_cache(None)
+def _headers_digest(include: str, stamp: tuple) -> str:
+    # `stamp` (names, sizes and mtimes) is part of the key so that rebuilt
+    # headers are hashed again.
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(os.path.join(include, "mtia"))):
+        path = os.path.join(include, "mtia", name)
+        if os.path.isfile(path):
+            h.update(name.encode())
+            with open(path, "rb") as f:
+                h.update(f.read())
+    return h.hexdigest()
+
+
+def _headers(include: str) -> str:
+    folder = os.path.join(include, "mtia")
+    stamp = tuple((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in sorted(os.scandir(folder), key=lambda e: e.name)
+                  if e.is_file())
+    return _headers_digest(include, stamp)
+
+
+def key_of(source: str, command: List[str], include: str) -> str:
+    """The key of the object `command` makes from `source`: the code, the
+    compiler's identity, the command line but for file names, and the
+    headers under `include`."""
+    h = hashlib.sha256()
+    for part in (source, _compiler_identity(command[0]), "\0".join(command[1:]), _headers(include)):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _path(key: str) -> Path:
+    return cache_dir() / key[:2] / f"{key}.so"
+
+
+def lookup(key: str) -> Optional[bytes]:
+    try:
+        return _path(key).read_bytes()
+    except OSError:
+        return None
+
+
+def store(key: str, data: bytes) -> None:
+    """Publishes `data` under `key` atomically; a failure to write only
+    costs the next compile its hit."""
+    path = _path(key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:8]}-", suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def get_or_build(source: str, command: List[str], include: str, build: Callable[[], bytes]) -> bytes:
+    """The object for `source` built by `command`: from the cache, else
+    `build()`, stored for the next time."""
+    global hits, misses
+    if not settings.object_cache:
+        return build()
+    key = key_of(source, command, include)
+    data = lookup(key)
+    if data is not None:
+        hits += 1
+        return data
+    misses += 1
+    data = build()
+    store(key, data)
+    return data
+
+
+def clear() -> None:
+    """Deletes every cached object."""
+    shutil.rmtree(cache_dir(), ignore_errors=True)

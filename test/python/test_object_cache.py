@@ -1,0 +1,83 @@
+"""The content-addressed cache of kernel shared objects: two compiles that
+generate the same C++ pay for one clang run (backend/object_cache.py)."""
+
+import os
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+import triton_mtia
+from triton_mtia.backend import object_cache
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 3, mask=offs < n)
+
+
+@triton.jit
+def loop_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros((BLOCK, ), tl.float32)
+    for s in range(0, n, BLOCK):
+        acc += tl.load(x_ptr + s + tl.arange(0, BLOCK), mask=s + tl.arange(0, BLOCK) < n, other=0.0)
+    tl.store(out_ptr, tl.sum(acc))
+
+
+@pytest.fixture
+def fresh_caches(tmp_path, monkeypatch):
+    """An empty object cache and an empty Triton cache."""
+    monkeypatch.setattr(triton_mtia.settings, "object_cache_dir", str(tmp_path / "objects"))
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    return tmp_path / "objects"
+
+
+def _counts():
+    return object_cache.hits, object_cache.misses
+
+
+def test_same_code_is_built_once(fresh_caches):
+    x = torch.randn(1000)
+    out = torch.empty_like(x)
+    hits, misses = _counts()
+    scale_kernel[(4, )](x, out, 1000, BLOCK=256)
+    assert _counts() == (hits, misses + 1)
+    torch.testing.assert_close(out, x * 3)
+    # Index math does not apply to this kernel: another Triton cache entry,
+    # the same C++, no second clang run.
+    out.zero_()
+    scale_kernel[(4, )](x, out, 1000, BLOCK=256, index_math=False)
+    assert _counts() == (hits + 1, misses + 1)
+    torch.testing.assert_close(out, x * 3)
+    assert len(list(fresh_caches.glob("*/*.so"))) == 1
+
+
+def test_different_code_is_built_again(fresh_caches):
+    x = torch.randn(5000)
+    out = torch.empty(1)
+    hits, misses = _counts()
+    loop_sum_kernel[(1, )](x, out, 5000, BLOCK=512)
+    # Pipelining off changes the CB capacities the kernel declares.
+    loop_sum_kernel[(1, )](x, out, 5000, BLOCK=512, pipelining=False)
+    assert _counts() == (hits, misses + 2)
+    torch.testing.assert_close(out, x.sum().reshape(1), rtol=1e-4, atol=1e-4)
+
+
+def test_objects_are_published_whole(fresh_caches):
+    # Written under a temporary name in the same directory and renamed: a
+    # concurrent reader sees the whole object or none, never a part.
+    x = torch.randn(64)
+    scale_kernel[(1, )](x, torch.empty_like(x), 64, BLOCK=64)
+    names = [p.name for p in fresh_caches.glob("*/*")]
+    assert len(names) == 1 and names[0].endswith(".so") and not names[0].startswith(".")
+
+
+def test_cache_can_be_bypassed(fresh_caches, monkeypatch):
+    monkeypatch.setattr(triton_mtia.settings, "object_cache", False)
+    x = torch.randn(64)
+    hits, misses = _counts()
+    scale_kernel[(1, )](x, torch.empty_like(x), 64, BLOCK=64)
+    assert _counts() == (hits, misses)
+    assert not os.path.exists(fresh_caches)
