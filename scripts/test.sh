@@ -21,5 +21,8 @@ lit="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/li
 echo "== ctest"
 ctest --test-dir "$build" --output-on-failure || status=1
 echo "== pytest"
-"$PYTHON" -m pytest -q test/python || status=1
+# One worker per core (pytest-xdist); a file's tests stay on one worker, so
+# its kernels are compiled once. Compiled objects are shared across workers
+# and runs through the object cache (docs/python.md).
+"$PYTHON" -m pytest -q -n auto --dist loadfile test/python || status=1
 exit $status
