@@ -458,3 +458,59 @@ def test_attention_with_prefetched_next_block(gen):
     o = attention(q, k, v, causal=True, prefetch=True)
     expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=True)
     torch.testing.assert_close(o, expected.half(), atol=2e-3, rtol=2e-3)
+
+
+@triton.jit
+def swizzled_bmm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, s_ab, s_am, s_ak, s_bb, s_bk, s_bn, s_cb, s_cm, s_cn,
+                        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,
+                        EVEN_M: tl.constexpr, EVEN_N: tl.constexpr, EVEN_K: tl.constexpr):
+    # A batched GEMM as library kernels write it: programs regrouped along M
+    # with a group size chosen by tl.where, run-time strides, pointers and
+    # the k offsets carried by the loop, and masks passed positionally
+    # without `other` (masked-out lanes read as zero), present only where a
+    # dimension does not divide its block.
+    bid = tl.program_id(2)
+    a_ptr += bid * s_ab
+    b_ptr += bid * s_bb
+    c_ptr += bid * s_cb
+    pid = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
+    per_group = tl.num_programs(1) * GROUP
+    first = pid // per_group * GROUP
+    size = tl.where(first + GROUP > tl.num_programs(0), tl.num_programs(0) % GROUP, GROUP)
+    pm = first + (pid % per_group) % size
+    pn = (pid % per_group) // size
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_blk = a_ptr + rm[:, None] * s_am + rk[None, :] * s_ak
+    b_blk = b_ptr + rk[:, None] * s_bk + rn[None, :] * s_bn
+    acc = tl.zeros((BM, BN), tl.float32)
+    for _ in range(tl.cdiv(K, BK)):
+        in_k = rk < K
+        if EVEN_K:
+            ma = None if EVEN_M else (rm < M)[:, None]
+            mb = None if EVEN_N else (rn < N)[None, :]
+        else:
+            ma = in_k[None, :] if EVEN_M else (rm < M)[:, None] & in_k[None, :]
+            mb = in_k[:, None] if EVEN_N else in_k[:, None] & (rn < N)[None, :]
+        x = tl.load(a_blk, ma)
+        y = tl.load(b_blk, mb)
+        rk += BK
+        a_blk += BK * s_ak
+        b_blk += BK * s_bk
+        acc += tl.dot(x, y, allow_tf32=False)
+    mask = (rm < M)[:, None] & (rn < N)[None, :]
+    tl.store(c_ptr + rm[:, None] * s_cm + rn[None, :] * s_cn, acc, mask)
+
+
+@pytest.mark.parametrize("M, N, K", [(64, 64, 64), (40, 64, 64), (64, 40, 70), (100, 70, 70)])
+def test_swizzled_bmm_with_positional_masks(M, N, K, gen):
+    # flag-gems' bmm failed to compile on this pattern ("its pointers could
+    # not be computed"); every combination of even and ragged dimensions.
+    a = torch.randn(2, M, K, generator=gen)
+    b = torch.randn(2, K, N, generator=gen)
+    c = torch.empty(2, M, N)
+    grid = (triton.cdiv(M, 32), triton.cdiv(N, 32), 2)
+    swizzled_bmm_kernel[grid](a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride(), BM=32, BN=32, BK=32, GROUP=2,
+                              EVEN_M=M % 32 == 0, EVEN_N=N % 32 == 0, EVEN_K=K % 32 == 0)
+    torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)

@@ -680,19 +680,19 @@ void Pe::checkMemoryOrder(const Command &c) {
   // with `c`; of those, the ones the same program issued before `c` and
   // that have not completed.
   const UnitKind otherKind = unitOf(c.kind) == UnitKind::DmaIn ? UnitKind::DmaOut : UnitKind::DmaIn;
-  const Command *earlier[64];
-  int32_t n = 0;
+  std::vector<const Command *> &earlier = orderScratch_;
+  earlier.clear();
   units_[int(otherKind)].forEachOutstanding([&](const Command &o) {
-    if (o.seq < c.seq && o.program == c.program && accessesMemory(o.kind) && n < 64)
-      earlier[n++] = &o;
+    if (o.seq < c.seq && o.program == c.program && accessesMemory(o.kind))
+      earlier.push_back(&o);
   });
-  if (n == 0)
+  if (earlier.empty())
     return;
   std::vector<ByteSpan> mine, theirs;
   if (!footprint(c, mine))
     return;
-  for (int32_t i = 0; i < n; ++i) {
-    const Command &o = *earlier[i];
+  for (const Command *other : earlier) {
+    const Command &o = *other;
     ByteSpan at;
     if (!footprint(o, theirs) || !spansIntersect(mine, theirs, at))
       continue;

@@ -368,6 +368,8 @@ private:
     std::vector<uint8_t> data;
   };
   std::deque<Packet> inbox_[4];
+  /// checkMemoryOrder's list of earlier commands, kept to reuse its storage.
+  std::vector<const Command *> orderScratch_;
 };
 
 } // namespace mtia::sim

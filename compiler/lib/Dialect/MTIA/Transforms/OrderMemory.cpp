@@ -44,6 +44,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <unordered_map>
+
 namespace mlir::triton_mtia::mtia {
 #define GEN_PASS_DEF_MTIAORDERMEMORY
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h.inc"
@@ -635,7 +637,9 @@ private:
 
   func::FuncOp func;
   RootFinder roots;
-  DenseMap<Operation *, AccessInfo> infos;
+  /// Node-based: infoOf hands out references that must survive later
+  /// insertions.
+  std::unordered_map<Operation *, AccessInfo> infos;
   DenseMap<std::pair<Value, Value>, Value> aliasValues;
   DenseMap<std::pair<Value, Value>, Value> orValues;
 };
