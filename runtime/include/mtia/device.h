@@ -38,6 +38,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 namespace mtia {
 
@@ -523,6 +525,67 @@ inline void vec(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s, const Ope
                 const Operand &b, const Operand &d) {
   Operand v[3] = {a, b, d};
   c->ops->vec(c, op, dst, t, &s, v, 3);
+}
+
+//===----------------------------------------------------------------------===//
+// Integer semantics: the one definition, shared by the SE (tiles) and the
+// kernels' scalar code, so that an op gives the same answer on both. Where
+// C++ traps or is undefined, the answer is RISC-V's (and LLVM's on GPUs
+// where it defines one): x / 0 = -1 (all ones), x % 0 = x, INT_MIN / -1 =
+// INT_MIN with remainder 0; shifts by the width or more give 0 (arithmetic
+// right: the sign); float -> integer truncates toward zero, saturating at
+// the type's range, NaN -> 0. T is the (signed or unsigned) storage type;
+// the unsigned ops compute on its unsigned counterpart.
+//===----------------------------------------------------------------------===//
+
+template <class T> constexpr T divSigned(T x, T y) {
+  if (y == 0)
+    return T(-1);
+  if (std::is_signed_v<T> && x == std::numeric_limits<T>::min() && y == T(-1))
+    return x;
+  return T(x / y);
+}
+template <class T> constexpr T remSigned(T x, T y) {
+  if (y == 0)
+    return x;
+  if (std::is_signed_v<T> && x == std::numeric_limits<T>::min() && y == T(-1))
+    return T(0);
+  return T(x % y);
+}
+template <class T> constexpr T divUnsigned(T x, T y) {
+  using U = std::make_unsigned_t<T>;
+  return y == 0 ? T(-1) : T(U(x) / U(y));
+}
+template <class T> constexpr T remUnsigned(T x, T y) {
+  using U = std::make_unsigned_t<T>;
+  return y == 0 ? x : T(U(x) % U(y));
+}
+template <class T> constexpr T shiftLeft(T x, T y) {
+  using U = std::make_unsigned_t<T>;
+  return U(y) >= sizeof(T) * 8 ? T(0) : T(U(U(x) << U(y)));
+}
+template <class T> constexpr T shiftRightSigned(T x, T y) {
+  using U = std::make_unsigned_t<T>;
+  using S = std::make_signed_t<T>;
+  return U(y) >= sizeof(T) * 8 ? T(S(x) < 0 ? -1 : 0) : T(S(x) >> U(y));
+}
+template <class T> constexpr T shiftRightUnsigned(T x, T y) {
+  using U = std::make_unsigned_t<T>;
+  return U(y) >= sizeof(T) * 8 ? T(0) : T(U(x) >> U(y));
+}
+/// A float truncated toward zero into integer type To (signed or
+/// unsigned), saturating; NaN gives 0.
+template <class To, class From> inline To floatToInt(From v) {
+  const double d = static_cast<double>(v); // exact for every float type
+  if (std::isnan(d))
+    return To(0);
+  // 2^digits: the first value past the range.
+  const double limit = std::ldexp(1.0, std::numeric_limits<To>::digits);
+  if (d >= limit)
+    return std::numeric_limits<To>::max();
+  if (std::is_signed_v<To> ? d < -limit : d <= -1.0)
+    return std::numeric_limits<To>::min();
+  return static_cast<To>(d);
 }
 
 //===----------------------------------------------------------------------===//

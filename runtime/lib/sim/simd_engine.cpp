@@ -256,24 +256,15 @@ template <class V, class F> bool withBinary(SeOp op, F &&f) {
     }
   } else {
     using U = std::make_unsigned_t<V>;
-    constexpr uint64_t kBits = sizeof(V) * 8;
-    constexpr V kMin = std::numeric_limits<V>::min();
     switch (op) {
     case SeOp::Add: f([](V x, V y) { return wrap<V>(uint64_t(x) + uint64_t(y)); }); return true;
     case SeOp::Sub: f([](V x, V y) { return wrap<V>(uint64_t(x) - uint64_t(y)); }); return true;
     case SeOp::Mul: f([](V x, V y) { return wrap<V>(uint64_t(x) * uint64_t(y)); }); return true;
-    case SeOp::Div:
-      f([](V x, V y) { return y == 0 ? V(-1) : (x == kMin && y == V(-1)) ? kMin : V(x / y); });
-      return true;
-    case SeOp::DivU:
-      f([](V x, V y) { return y == 0 ? V(-1) : V(U(x) / U(y)); });
-      return true;
-    case SeOp::Rem:
-      f([](V x, V y) { return y == 0 ? x : (x == kMin && y == V(-1)) ? V(0) : V(x % y); });
-      return true;
-    case SeOp::RemU:
-      f([](V x, V y) { return y == 0 ? x : V(U(x) % U(y)); });
-      return true;
+    // The integer semantics of device.h, shared with scalar code.
+    case SeOp::Div: f([](V x, V y) { return divSigned(x, y); }); return true;
+    case SeOp::DivU: f([](V x, V y) { return divUnsigned(x, y); }); return true;
+    case SeOp::Rem: f([](V x, V y) { return remSigned(x, y); }); return true;
+    case SeOp::RemU: f([](V x, V y) { return remUnsigned(x, y); }); return true;
     case SeOp::Max:
     case SeOp::Maximum: f([](V x, V y) { return std::max(x, y); }); return true;
     case SeOp::Min:
@@ -285,15 +276,9 @@ template <class V, class F> bool withBinary(SeOp op, F &&f) {
     case SeOp::And: f([](V x, V y) { return V(x & y); }); return true;
     case SeOp::Or: f([](V x, V y) { return V(x | y); }); return true;
     case SeOp::Xor: f([](V x, V y) { return V(x ^ y); }); return true;
-    case SeOp::Shl:
-      f([](V x, V y) { return U(y) >= kBits ? V(0) : wrap<V>(uint64_t(U(x)) << U(y)); });
-      return true;
-    case SeOp::ShrS:
-      f([](V x, V y) { return U(y) >= kBits ? V(x < 0 ? -1 : 0) : V(x >> U(y)); });
-      return true;
-    case SeOp::ShrU:
-      f([](V x, V y) { return U(y) >= kBits ? V(0) : V(U(x) >> U(y)); });
-      return true;
+    case SeOp::Shl: f([](V x, V y) { return shiftLeft(x, y); }); return true;
+    case SeOp::ShrS: f([](V x, V y) { return shiftRightSigned(x, y); }); return true;
+    case SeOp::ShrU: f([](V x, V y) { return shiftRightUnsigned(x, y); }); return true;
     default: return false;
     }
   }

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -370,22 +371,41 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
     return s + ")";
   };
   auto cast = [&]() { return "static_cast<" + type + ">(" + operand(0) + ")"; };
+  // fn<T>(a, b, ...) on the result's C++ type (i1 has no arithmetic to
+  // trap: the plain C++ operator of `fn`).
+  auto typed = [&](StringRef fn, unsigned n) {
+    if (type == "bool") {
+      StringRef sym = llvm::StringSwitch<StringRef>(fn)
+                          .StartsWith("div", "/")
+                          .StartsWith("rem", "%")
+                          .Case("shiftLeft", "<<")
+                          .Default(">>");
+      return bin(sym);
+    }
+    std::string s = fn.str() + "<" + type + ">(";
+    for (unsigned i = 0; i < n; ++i)
+      s += (i ? ", " : "") + operand(i);
+    return s + ")";
+  };
   std::string expr =
       llvm::TypeSwitch<Operation *, std::string>(&op)
           .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return bin("+"); })
           .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return bin("-"); })
           .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return bin("*"); })
-          .Case<arith::DivSIOp, arith::DivFOp>([&](auto) { return bin("/"); })
-          .Case<arith::RemSIOp>([&](auto) { return bin("%"); })
+          .Case<arith::DivFOp>([&](auto) { return bin("/"); })
+          // Integer ops where C++ traps or is undefined (x / 0, INT_MIN / -1,
+          // shifts by the width): device.h's semantics, the SE's.
+          .Case<arith::DivSIOp>([&](auto) { return typed("divSigned", 2); })
+          .Case<arith::RemSIOp>([&](auto) { return typed("remSigned", 2); })
           .Case<arith::RemFOp>([&](auto) { return call("std::fmod", 2); })
-          .Case<arith::DivUIOp>([&](auto) { return ubin("/"); })
-          .Case<arith::RemUIOp>([&](auto) { return ubin("%"); })
+          .Case<arith::DivUIOp>([&](auto) { return typed("divUnsigned", 2); })
+          .Case<arith::RemUIOp>([&](auto) { return typed("remUnsigned", 2); })
           .Case<arith::AndIOp>([&](auto) { return bin("&"); })
           .Case<arith::OrIOp>([&](auto) { return bin("|"); })
           .Case<arith::XOrIOp>([&](auto) { return bin("^"); })
-          .Case<arith::ShLIOp>([&](auto) { return bin("<<"); })
-          .Case<arith::ShRSIOp>([&](auto) { return bin(">>"); })
-          .Case<arith::ShRUIOp>([&](auto) { return ubin(">>"); })
+          .Case<arith::ShLIOp>([&](auto) { return typed("shiftLeft", 2); })
+          .Case<arith::ShRSIOp>([&](auto) { return typed("shiftRightSigned", 2); })
+          .Case<arith::ShRUIOp>([&](auto) { return typed("shiftRightUnsigned", 2); })
           .Case<arith::MaxSIOp>([&](auto) { return call("std::max", 2); })
           .Case<arith::MinSIOp>([&](auto) { return call("std::min", 2); })
           .Case<arith::MaxNumFOp>([&](auto) { return call("std::fmax", 2); })
@@ -395,8 +415,10 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
             return "(" + operand(0) + " ? " + operand(1) + " : " + operand(2) + ")";
           })
           .Case<arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp,
-                arith::SIToFPOp, arith::FPToSIOp, arith::ExtFOp,
-                arith::TruncFOp>([&](auto) { return cast(); })
+                arith::SIToFPOp, arith::ExtFOp, arith::TruncFOp>([&](auto) { return cast(); })
+          .Case<arith::FPToSIOp>([&](auto) {
+            return type == "bool" ? cast() : "floatToInt<" + type + ">(" + operand(0) + ")";
+          })
           .Case<arith::BitcastOp>([&](auto) {
             // fp8 scalars are floats here: their bits are the code.
             Type from = op.getOperand(0).getType();
@@ -411,8 +433,9 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
             return "__builtin_bit_cast(" + type + ", " + operand(0) + ")";
           })
           .Case<arith::FPToUIOp>([&](auto) {
-            return "static_cast<" + type + ">(static_cast<" + unsignedType(t) +
-                   ">(" + operand(0) + "))";
+            return type == "bool" ? cast()
+                                  : "static_cast<" + type + ">(floatToInt<" + unsignedType(t) +
+                                        ">(" + operand(0) + "))";
           })
           .Case<arith::MaxUIOp>([&](auto) {
             return "static_cast<" + type + ">(std::max(static_cast<" +

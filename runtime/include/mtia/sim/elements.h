@@ -104,15 +104,7 @@ template <class To, class From> inline To convertValue(From v) {
   if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    if (std::isnan(v))
-      return 0;
-    constexpr From kLimit = static_cast<From>(
-        static_cast<double>(uint64_t(1) << std::numeric_limits<To>::digits));
-    if (v >= kLimit)
-      return std::numeric_limits<To>::max();
-    if (v < -kLimit)
-      return std::numeric_limits<To>::min();
-    return static_cast<To>(v);
+    return floatToInt<To>(v);
   } else {
     return static_cast<To>(v);
   }

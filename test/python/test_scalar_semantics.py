@@ -1,0 +1,75 @@
+"""Scalar code gives the same answers as the same ops on tiles, and never
+traps: integer division by zero, INT_MIN // -1, shifts by the width or more,
+and float -> integer of NaN, infinities and values out of range (device.h,
+"Integer semantics"). Scalar code runs natively on the host, so before this
+a scalar `a // 0` killed the Python process with SIGFPE."""
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+INT_MIN = -2**31
+INT_MAX = 2**31 - 1
+
+A = [7, -7, INT_MIN, INT_MIN, 12345, -1, 3, 0]
+B = [0, 0, -1, 0, 33, 40, 32, 0]
+F = [math.nan, math.inf, -math.inf, 3e9, -3e9, 2.9, -2.9, 1e30]
+
+# Columns: a // b, a % b, a << b, a >> b, (a as uint32) >> b, (a as uint32) // b,
+# float -> int32, float -> uint8.
+COLUMNS = 8
+
+
+@triton.jit
+def int_edges_kernel(a_ptr, b_ptr, f_ptr, scalar_ptr, tile_ptr, N: tl.constexpr):
+    # The scalar path: one element at a time, in core registers.
+    for i in tl.static_range(N):
+        a = tl.load(a_ptr + i)
+        b = tl.load(b_ptr + i)
+        f = tl.load(f_ptr + i)
+        row = scalar_ptr + i * 8
+        tl.store(row + 0, a // b)
+        tl.store(row + 1, a % b)
+        tl.store(row + 2, a << b)
+        tl.store(row + 3, a >> b)
+        tl.store(row + 4, (a.to(tl.uint32, bitcast=True) >> b.to(tl.uint32)).to(tl.int32, bitcast=True))
+        tl.store(row + 5, (a.to(tl.uint32, bitcast=True) // b.to(tl.uint32)).to(tl.int32, bitcast=True))
+        tl.store(row + 6, f.to(tl.int32))
+        tl.store(row + 7, f.to(tl.uint8).to(tl.int32))
+    # The tile path: the same ops on the SIMD engine.
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r)
+    b = tl.load(b_ptr + r)
+    f = tl.load(f_ptr + r)
+    rows = tile_ptr + r * 8
+    tl.store(rows + 0, a // b)
+    tl.store(rows + 1, a % b)
+    tl.store(rows + 2, a << b)
+    tl.store(rows + 3, a >> b)
+    tl.store(rows + 4, (a.to(tl.uint32, bitcast=True) >> b.to(tl.uint32)).to(tl.int32, bitcast=True))
+    tl.store(rows + 5, (a.to(tl.uint32, bitcast=True) // b.to(tl.uint32)).to(tl.int32, bitcast=True))
+    tl.store(rows + 6, f.to(tl.int32))
+    tl.store(rows + 7, f.to(tl.uint8).to(tl.int32))
+
+
+def test_scalar_and_tile_paths_agree_and_never_trap():
+    a = torch.tensor(A, dtype=torch.int32)
+    b = torch.tensor(B, dtype=torch.int32)
+    f = torch.tensor(F, dtype=torch.float32)
+    scalar = torch.zeros(len(A), COLUMNS, dtype=torch.int32)
+    tile = torch.zeros_like(scalar)
+    int_edges_kernel[(1, )](a, b, f, scalar, tile, N=len(A))
+    assert torch.equal(scalar, tile), (scalar, tile)
+    # The defined answers (RISC-V's, LLVM's where a GPU defines one).
+    div, rem, shl, shr, shru, divu, f2i, f2u8 = (scalar[:, k].tolist() for k in range(COLUMNS))
+    assert div[:4] == [-1, -1, INT_MIN, -1]  # x // 0 = -1; INT_MIN // -1 = INT_MIN
+    assert rem[:4] == [7, -7, 0, INT_MIN]  # x % 0 = x; INT_MIN % -1 = 0
+    assert shl[4] == 0 and shl[6] == 0  # shifts by the width or more
+    assert shr[5] == -1 and shr[4] == 0  # arithmetic: the sign
+    assert shru[5] == 0
+    assert divu[0] == -1  # all ones
+    assert f2i[:5] == [0, INT_MAX, INT_MIN, INT_MAX, INT_MIN]  # NaN -> 0, saturating
+    assert f2i[5:7] == [2, -2]  # toward zero
+    assert f2u8[0] == 0 and f2u8[1] == 255 and f2u8[2] == 0 and f2u8[5] == 2
