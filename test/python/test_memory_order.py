@@ -11,6 +11,7 @@ import triton
 import triton.language as tl
 
 import triton_mtia
+from triton_mtia.bench.memory_order import copy_blocks_kernel
 
 
 def _line_of(fn, needle):
@@ -250,14 +251,6 @@ def test_without_fences_or_sanitizer_the_answer_is_stale():
         triton_mtia.configure()
 
 
-@triton.jit
-def copy_blocks(x, out, n, BLOCK: tl.constexpr):
-    c = tl.arange(0, BLOCK)
-    for start in range(tl.program_id(0) * BLOCK, n, tl.num_programs(0) * BLOCK):
-        m = start + c < n
-        tl.store(out + start + c, tl.load(x + start + c, mask=m) * 2, mask=m)
-
-
 def test_distinct_tensors_cost_no_fence():
     # The loads of the next blocks run ahead of this block's store as before:
     # x and out are two allocations, so no fence is issued, and the cycles
@@ -266,7 +259,7 @@ def test_distinct_tensors_cost_no_fence():
     out = torch.empty_like(x)
     cycles = {}
     for ordered in (True, False):
-        copy_blocks[(8, )](x, out, x.numel(), BLOCK=1024, memory_order=ordered)
+        copy_blocks_kernel[(8, )](x, out, x.numel(), BLOCK=1024, memory_order=ordered)
         torch.testing.assert_close(out, x * 2)
         stats = triton_mtia.last_launch()
         assert stats.stats["units"]["dma_in"]["fences"] == 0
