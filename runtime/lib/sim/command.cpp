@@ -56,8 +56,7 @@ UnitKind unitOf(CmdKind k) {
 
 bool accessesMemory(CmdKind k) {
   const UnitKind u = unitOf(k);
-  return (u == UnitKind::DmaIn || u == UnitKind::DmaOut) && k != CmdKind::FenceIn &&
-         k != CmdKind::FenceOut;
+  return (u == UnitKind::DmaIn || u == UnitKind::DmaOut) && !isFence(k);
 }
 
 std::string formatLabel(const CommandLabel &l) {

@@ -17,7 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <tuple>
+#include <utility>
 
 namespace mtia::sim {
 
@@ -766,12 +766,10 @@ void Core::fence(Fence kind) {
   const int bits = int(kind);
   if (bits < 1 || bits > 3)
     fail(fault_kind::kInvalidCommand, -1, "fence with invalid kind " + std::to_string(bits));
-  for (const auto &[bit, cmd, after] :
-       {std::tuple{1, CmdKind::FenceIn, UnitKind::DmaOut},
-        std::tuple{2, CmdKind::FenceOut, UnitKind::DmaIn}}) {
+  for (const auto &[bit, cmd] : {std::pair{1, CmdKind::FenceIn}, std::pair{2, CmdKind::FenceOut}}) {
     if (!(bits & bit))
       continue;
-    const Unit &other = pe_.unit(after);
+    const Unit &other = pe_.unit(otherFabricUnit(unitOf(cmd)));
     if (other.completed() == other.pushed()) {
       // Nothing of the other unit in flight: nothing to wait for.
       charge(pe_.chip().config().issue_cycles, issueCycles);

@@ -101,7 +101,7 @@ void Unit::tryStart() {
       parkedCycles += now - parkedSince_;
       parked_ = false;
     }
-    if (c.kind == CmdKind::FenceIn || c.kind == CmdKind::FenceOut) {
+    if (isFence(c.kind)) {
       // Passed: it takes no time, and completes in order with the rest.
       ++fences;
       ++started_;
@@ -208,9 +208,9 @@ void Pe::deliver(ReDir from, Cycle arrival, const uint8_t *data, int64_t bytes) 
 
 bool Pe::mayStart(const Command &c, Unit &u, int32_t &blockingCb, bool &forSpace) {
   const uint32_t bit = agentBit(u.kind());
-  if (c.kind == CmdKind::FenceIn || c.kind == CmdKind::FenceOut) {
+  if (isFence(c.kind)) {
     // Parked on the other fabric unit: onFabricCompletion wakes it.
-    const Unit &other = units_[int(c.kind == CmdKind::FenceIn ? UnitKind::DmaOut : UnitKind::DmaIn)];
+    const Unit &other = units_[int(otherFabricUnit(u.kind()))];
     blockingCb = -1;
     forSpace = false;
     return other.completed() >= c.fenceAfter;
@@ -540,10 +540,9 @@ void Pe::retire(const Command &c) {
 }
 
 void Pe::onFabricCompletion(UnitKind u) {
-  Unit &other = units_[int(u == UnitKind::DmaIn ? UnitKind::DmaOut : UnitKind::DmaIn)];
+  Unit &other = units_[int(otherFabricUnit(u))];
   const Command *w = other.waiting();
-  if (w && (w->kind == CmdKind::FenceIn || w->kind == CmdKind::FenceOut) &&
-      unitOf(w->kind) == other.kind())
+  if (w && isFence(w->kind))
     other.wake(chip_.events().now());
 }
 
@@ -606,8 +605,8 @@ void Pe::describeStalls(std::vector<std::string> &lines, Fault &first) const {
       continue;
     const int32_t cb = u.parkedCb();
     std::string line = pe + " " + unitName(u.kind()) + ": " + c->describe();
-    if (cb < 0 && (c->kind == CmdKind::FenceIn || c->kind == CmdKind::FenceOut)) {
-      const UnitKind other = c->kind == CmdKind::FenceIn ? UnitKind::DmaOut : UnitKind::DmaIn;
+    if (cb < 0 && isFence(c->kind)) {
+      const UnitKind other = otherFabricUnit(u.kind());
       line += std::string(" waits for ") + unitName(other) + " to complete its first " +
               std::to_string(c->fenceAfter) + " commands (" +
               std::to_string(units_[int(other)].completed()) + " done)";
@@ -679,7 +678,7 @@ void Pe::checkMemoryOrder(const Command &c) {
   // the next one's, so only the other unit's commands can be out of order
   // with `c`; of those, the ones the same program issued before `c` and
   // that have not completed.
-  const UnitKind otherKind = unitOf(c.kind) == UnitKind::DmaIn ? UnitKind::DmaOut : UnitKind::DmaIn;
+  const UnitKind otherKind = otherFabricUnit(unitOf(c.kind));
   std::vector<const Command *> &earlier = orderScratch_;
   earlier.clear();
   units_[int(otherKind)].forEachOutstanding([&](const Command &o) {

@@ -36,6 +36,11 @@ enum class CmdKind : uint8_t {
 };
 /// Whether `k` reads or writes memory (the fabric commands but fences).
 bool accessesMemory(CmdKind k);
+constexpr bool isFence(CmdKind k) { return k == CmdKind::FenceIn || k == CmdKind::FenceOut; }
+/// The other fabric unit: dma_in <-> dma_out (what a fence on `u` waits for).
+constexpr UnitKind otherFabricUnit(UnitKind u) {
+  return u == UnitKind::DmaIn ? UnitKind::DmaOut : UnitKind::DmaIn;
+}
 UnitKind unitOf(CmdKind k);
 /// "north", "south", "west", "east".
 const char *reDirName(ReDir d);
