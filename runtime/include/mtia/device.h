@@ -48,7 +48,8 @@ namespace mtia {
 /// 3 appended `Box::begin` (a lower bound of the region a DMA moves).
 /// 4 widened `Box` to kMaxBoxRank dimensions.
 /// 5 appended `Ctx::line` and the memory-order calls `fence`, `mayAlias`.
-constexpr uint32_t kDeviceAbiVersion = 5;
+/// 6 appended `replaceFront`.
+constexpr uint32_t kDeviceAbiVersion = 6;
 
 /// Dimensions of tiles as the SE, vector core, MLU and DPE iterate them.
 constexpr int kMaxRank = 4;
@@ -296,6 +297,18 @@ struct DeviceOps {
   /// one never leaves. The compiler fences accesses through two pointer
   /// arguments only when this says they may alias.
   int32_t (*mayAlias)(Ctx *, uint64_t a, uint64_t b);
+
+  // Appended in ABI 6 ------------------------------------------------------
+
+  /// Marks the next command, which must append a tile to `cb`, as the one
+  /// that replaces the front tile of `cb`: it pops that many bytes of the
+  /// front as it reads them (after every earlier reader of them), so its
+  /// result may take their place in the buffer. An accumulator updated in
+  /// a loop (`acc = acc + x`) then needs room for one tile, not two. The
+  /// pop is issued with the command, in program order right after it; the
+  /// command may read the front tile through any views (the unit reads its
+  /// operands before it writes). A bit of the next command: no issue cost.
+  void (*replaceFront)(Ctx *, int32_t cb);
 };
 
 /// What a kernel sees of the PE it runs on.
@@ -447,6 +460,9 @@ inline void fence(Ctx *c, Fence kind) { c->ops->fence(c, kind); }
 
 /// Whether byte addresses `a` and `b` may reach the same allocation.
 inline bool mayAlias(Ctx *c, uint64_t a, uint64_t b) { return c->ops->mayAlias(c, a, b) != 0; }
+
+/// The next command's result replaces the front tile of `cb` (see DeviceOps).
+inline void replaceFront(Ctx *c, int32_t cb) { c->ops->replaceFront(c, cb); }
 
 /// Command processor: release `bytes` at the front of `cb`.
 inline void cbPop(Ctx *c, int32_t cb, int64_t bytes) {

@@ -121,6 +121,8 @@ const DeviceOps kDeviceOps = {
     [](Ctx *c, uint64_t a, uint64_t b) {
       return guarded(c, [&](Core &k) { return int32_t(k.mayAlias(a, b)); });
     },
+    // ABI 6.
+    [](Ctx *c, int32_t cb) { guarded(c, [&](Core &k) { k.replaceFront(cb); }); },
 };
 
 Shape shape2(int64_t a, int64_t b) {
@@ -227,10 +229,19 @@ void Core::runPrograms() {
     ctx_.programId[1] = int32_t(pid / gx % gy);
     ctx_.programId[2] = int32_t(pid / (gx * gy));
     ctx_.line = 0;
+    replaceCb_ = -1; // a fault may have left one behind
     if (activeCore_ != 0)
       onCore(0); // every program starts on the scalar core
     Cycle start = time_;
     run_.entry(&ctx_, run_.args);
+    if (replaceCb_ >= 0)
+      guarded(&ctx_, [&](Core &k) {
+        issuing_ = "replaceFront";
+        k.fail(fault_kind::kInvalidCommand, replaceCb_,
+               "replaceFront(cb" + std::to_string(replaceCb_) +
+                   ") at the end of a program: no command followed to write cb" +
+                   std::to_string(replaceCb_));
+      });
     ++programsRun;
     chip.trace().program(pe_.id(), start, time_, pid);
   }
@@ -359,6 +370,13 @@ CbRange Core::produce(int32_t cb, int64_t len) {
          std::string(issuing_) + " produces a tile of " + std::to_string(len) +
              " bytes, larger than cb" + std::to_string(cb) + " (" +
              std::to_string(b.capacity()) + " bytes)");
+  if (replaceCb_ >= 0 && cb != replaceCb_)
+    checkNoReplacePending();
+  if (replaceCb_ >= 0 && b.issueWrite - b.issueRead < len)
+    fail(fault_kind::kCbMisuse, cb,
+         std::string(issuing_) + " replaces the front " + std::to_string(len) + " bytes of cb" +
+             std::to_string(cb) + ", which holds only " +
+             std::to_string(b.issueWrite - b.issueRead) + " pushed and unpopped bytes");
   CbRange r{cb, b.issueWrite, len, b.issueWrite};
   b.issueWrite += len;
   return r;
@@ -375,6 +393,8 @@ CbRange Core::consume(int32_t cb, int64_t offsetBytes, int64_t len) {
 }
 
 void Core::submit(Command &c) {
+  if (replaceCb_ >= 0 && c.write.cb != replaceCb_)
+    checkNoReplacePending();
   charge(pe_.chip().config().issue_cycles, issueCycles);
   Unit &u = pe_.unit(unitOf(c.kind));
   if (u.full()) {
@@ -391,6 +411,16 @@ void Core::submit(Command &c) {
   c.program = uint32_t(programsRun);
   c.line = ctx_.line;
   c.forEachReadCb([&](const CbRange &r) { pe_.cb(r.cb).addReader(c.seq); });
+  if (replaceCb_ >= 0) {
+    // The pop that follows the command in program order, issued with it.
+    CircularBuffer &b = pe_.cb(replaceCb_);
+    c.replaces = c.write.len;
+    c.replacesAt = b.issueRead;
+    b.issueRead += c.replaces;
+    b.addPop(nextSeq_++, c.replaces, time_);
+    pe_.schedulePops(replaceCb_, time_);
+    replaceCb_ = -1;
+  }
   u.push(c);
   ++commandsIssued;
   core1Commands += activeCore_ == 1;
@@ -561,6 +591,7 @@ void Core::reRecv(ReduceOp op, int32_t dst, DType t, const Shape *s, const Opera
 
 void Core::onCore(int32_t core) {
   issuing_ = "onCore";
+  checkNoReplacePending();
   if (core != 0 && core != 1)
     fail(fault_kind::kInvalidCommand, -1,
          "onCore(" + std::to_string(core) + "): a PE has RISC-V cores 0 and 1");
@@ -654,6 +685,7 @@ void Core::seIota(int32_t dst, DType t, int64_t length, int64_t start) {
 void Core::cbPop(int32_t cb, int64_t bytes) {
   issuing_ = "cbPop";
   checkCb(cb);
+  checkNoReplacePending();
   charge(pe_.chip().config().issue_cycles, issueCycles);
   CircularBuffer &b = pe_.cb(cb);
   if (bytes < 0 || b.issueRead + bytes > b.issueWrite)
@@ -669,6 +701,7 @@ void Core::cbPop(int32_t cb, int64_t bytes) {
 
 template <class T> T Core::readScalar(int32_t cb, DType t, int64_t index) {
   issuing_ = "readScalar";
+  checkNoReplacePending();
   checkCb(cb);
   checkDType(t);
   charge(pe_.chip().config().core_read_cycles, readCycles);
@@ -722,6 +755,7 @@ std::string Core::pidText() const {
 void Core::printTile(const char *prefix, int32_t cb, DType t, const Shape *s, bool hex,
                      bool isSigned) {
   issuing_ = "printTile";
+  checkNoReplacePending();
   checkCb(cb);
   checkDType(t);
   checkShape(*s);
@@ -740,6 +774,7 @@ void Core::printTile(const char *prefix, int32_t cb, DType t, const Shape *s, bo
 void Core::assertTile(int32_t cb, const Shape *s, const char *message, const char *file,
                       int32_t line) {
   issuing_ = "assertTile";
+  checkNoReplacePending();
   checkCb(cb);
   checkShape(*s);
   charge(pe_.chip().config().issue_cycles, issueCycles);
@@ -763,6 +798,7 @@ void Core::assertTile(int32_t cb, const Shape *s, const char *message, const cha
 
 void Core::fence(Fence kind) {
   issuing_ = "fence";
+  checkNoReplacePending();
   const int bits = int(kind);
   if (bits < 1 || bits > 3)
     fail(fault_kind::kInvalidCommand, -1, "fence with invalid kind " + std::to_string(bits));
@@ -782,6 +818,21 @@ void Core::fence(Fence kind) {
   }
 }
 
+void Core::replaceFront(int32_t cb) {
+  issuing_ = "replaceFront";
+  checkCb(cb);
+  checkNoReplacePending();
+  replaceCb_ = cb;
+}
+
+void Core::checkNoReplacePending() const {
+  if (replaceCb_ >= 0)
+    fail(fault_kind::kInvalidCommand, replaceCb_,
+         std::string("replaceFront(cb") + std::to_string(replaceCb_) +
+             ") must be followed by the command that writes cb" + std::to_string(replaceCb_) +
+             ", not by " + issuing_);
+}
+
 bool Core::mayAlias(uint64_t a, uint64_t b) {
   issuing_ = "mayAlias";
   // Free here: the launcher knows which arguments share an allocation, and
@@ -792,6 +843,7 @@ bool Core::mayAlias(uint64_t a, uint64_t b) {
 
 void Core::barrier() {
   issuing_ = "barrier";
+  checkNoReplacePending();
   charge(pe_.chip().config().issue_cycles, issueCycles);
   if (pe_.unitsIdle())
     return;

@@ -229,7 +229,20 @@ bool Pe::mayStart(const Command &c, Unit &u, int32_t &blockingCb, bool &forSpace
   }
   if (c.write.cb >= 0) {
     CircularBuffer &b = cbs_[c.write.cb];
-    if (!b.hasSpace(c.write.pos, c.write.len)) {
+    int64_t len = c.write.len;
+    // replaceFront: the front tile the command pops is room for its result
+    // once it is the front (earlier pops applied), written, and read by no
+    // earlier command (retire wakes the space waiters when a reader ends).
+    if (c.replaces > 0 && b.rptr() == c.replacesAt && !b.hasReaderBefore(c.seq)) {
+      if (!b.isPublished(c.replacesAt, c.replaces)) {
+        b.dataWaiters |= bit;
+        blockingCb = c.write.cb;
+        forSpace = false;
+        return false;
+      }
+      len -= c.replaces;
+    }
+    if (!b.hasSpace(c.write.pos, len)) {
       b.spaceWaiters |= bit;
       blockingCb = c.write.cb;
       forSpace = true;
@@ -246,6 +259,14 @@ bool Pe::mayStart(const Command &c, Unit &u, int32_t &blockingCb, bool &forSpace
     }
   }
   return true;
+}
+
+uint8_t *Pe::writeTarget(const Command &c) {
+  // A command that replaces the front tile may write over bytes it reads:
+  // it builds its result aside and commits it once its operands are read.
+  if (c.replaces > 0)
+    return chip_.scratch(3);
+  return cbs_[c.write.cb].writeSpan(c.write.pos, c.write.len, chip_.scratch(3));
 }
 
 const uint8_t *Pe::readSpan(const CbRange &r, int slot) {
@@ -305,7 +326,7 @@ std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
       widest = std::max<int64_t>(widest, dtypeSize(c.operands[i].dtype));
   }
   CircularBuffer &dst = cbs_[c.write.cb];
-  uint8_t *tile = functional ? dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3)) : nullptr;
+  uint8_t *tile = functional ? writeTarget(c) : nullptr;
   int64_t count = c.shape.numElements();
   if (functional) {
     SeScratch &scratch = chip_.seScratch();
@@ -358,7 +379,7 @@ std::pair<Cycle, Cycle> Pe::executeDpe(const Command &c) {
   const int64_t m = c.gemm[0], n = c.gemm[1], k = c.gemm[2];
   if (!cfg.timing_only) {
     CircularBuffer &dst = cbs_[c.write.cb];
-    uint8_t *tile = dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3));
+    uint8_t *tile = writeTarget(c);
     runDpe(c.dtype, m, n, k, inputOf(c, 0), inputOf(c, 1), inputOf(c, 2), tile,
            chip_.seScratch());
     dst.commitSpan(c.write.pos, c.write.len, tile);
@@ -378,7 +399,7 @@ std::pair<Cycle, Cycle> Pe::executeMlu(const Command &c) {
   const Cycle now = chip_.events().now();
   if (!cfg.timing_only) {
     CircularBuffer &dst = cbs_[c.write.cb];
-    uint8_t *tile = dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3));
+    uint8_t *tile = writeTarget(c);
     copyBits(inputOf(c, 0), c.shape, tile);
     dst.commitSpan(c.write.pos, c.write.len, tile);
   }
@@ -406,7 +427,7 @@ std::pair<Cycle, Cycle> Pe::executeFabric(const Command &c) {
     CircularBuffer &dst = cbs_[c.write.cb];
     uint8_t pad[8];
     encodeImmediate(c.pad, c.dtype, pad);
-    uint8_t *tile = functional ? dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3)) : nullptr;
+    uint8_t *tile = functional ? writeTarget(c) : nullptr;
     if (c.kind == CmdKind::DmaIn) {
       out = dmaBoxIn(mem, req, c.addr, c.box, c.dtype, pad, tile, functional);
     } else {
@@ -447,7 +468,7 @@ std::pair<Cycle, Cycle> Pe::executeFabric(const Command &c) {
         mask = c.maskCb >= 0 ? readSpan(c.reads[2], 2) : nullptr;
       }
       if (dst)
-        old = dst->writeSpan(c.write.pos, c.write.len, chip_.scratch(3));
+        old = writeTarget(c);
     }
     out = dmaAtomic(mem, req, cas, RmwOp(c.op), n, c.dtype, addrs, mask, cmp, value, old,
                     functional);
@@ -499,7 +520,7 @@ std::pair<Cycle, Cycle> Pe::executeRe(const Command &c) {
              " neighbour, which sent " + std::to_string(p.bytes));
   if (functional) {
     CircularBuffer &dst = cbs_[c.write.cb];
-    uint8_t *out = dst.writeSpan(c.write.pos, c.write.len, chip_.scratch(3));
+    uint8_t *out = writeTarget(c);
     const uint8_t *local = denseOperand(c, 0, c.dtype, 4);
     const ReduceOp op = ReduceOp(c.op);
     dispatchDType(c.dtype, [&](auto d) {
@@ -534,7 +555,8 @@ void Pe::retire(const Command &c) {
   c.forEachReadCb([&](const CbRange &r) {
     CircularBuffer &b = cbs_[r.cb];
     b.completeReader(c.seq);
-    if (b.applyPops(now))
+    // A replacing command may wait for this reader without rptr moving.
+    if (b.applyPops(now) || b.spaceWaiters)
       wakeSpace(r.cb);
   });
 }

@@ -66,6 +66,10 @@ public:
   /// The oldest pending pop's bytes and the oldest reader it waits for.
   int64_t frontPopBytes() const { return pops_.empty() ? 0 : pops_.front().bytes; }
   uint64_t oldestReader() const { return readers_.empty() ? 0 : readers_.front().seq; }
+  /// Whether a reading command issued before command `seq` is still pending.
+  bool hasReaderBefore(uint64_t seq) const {
+    return !readers_.empty() && readers_.front().seq < seq;
+  }
 
   /// [pos, pos+len) as one contiguous range: a pointer into the buffer when it
   /// does not wrap, else a copy in `scratch` (at least len bytes).

@@ -96,6 +96,11 @@ struct Command {
   int64_t numBins = 0;  ///< seHistogram
   bool reverse = false; ///< seScan
   uint64_t fenceAfter = 0; ///< fences: the other unit's commands to complete
+  /// device.h replaceFront: the bytes of the write CB's front tile, at
+  /// `replacesAt`, that the command pops as it reads them (0: none). It may
+  /// write over them once every earlier reader is done.
+  int64_t replaces = 0;
+  int64_t replacesAt = 0;
 
   /// Calls f(range) once per distinct CB the command reads.
   template <class F> void forEachReadCb(F &&f) const {

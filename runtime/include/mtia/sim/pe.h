@@ -194,6 +194,7 @@ public:
               ReDir from);
   void fence(Fence kind);
   bool mayAlias(uint64_t a, uint64_t b);
+  void replaceFront(int32_t cb);
   /// Element `index` of the front of `cb`, as read into a register.
   template <class T> T readScalar(int32_t cb, DType t, int64_t index);
   void scalarCycles(int64_t n);
@@ -231,6 +232,9 @@ private:
   void checkNeighbour(ReDir d) const;
   /// Reserves the next `len` bytes of `cb` for a produced tile.
   CbRange produce(int32_t cb, int64_t len);
+  /// Faults when a replaceFront waits for its command and `issuing_` is
+  /// something else.
+  void checkNoReplacePending() const;
   /// The range at element `offset` of the front of `cb`, `len` bytes.
   CbRange consume(int32_t cb, int64_t offsetBytes, int64_t len);
   /// The bytes a CB operand's view reads over `shape`.
@@ -277,6 +281,8 @@ private:
   int64_t waitEnd_ = 0; ///< bytes of waitCb_ must be published up to here
   bool waitBarrier_ = false;
   const char *issuing_ = ""; ///< the device call being issued, for faults
+  /// replaceFront: the CB the next command must write (-1: none pending).
+  int32_t replaceCb_ = -1;
 };
 
 class Pe final : public EventTarget {
@@ -351,6 +357,9 @@ private:
   /// Local-memory span for reading range `r` (a copy in scratch `slot` when
   /// it wraps).
   const uint8_t *readSpan(const CbRange &r, int slot);
+  /// Where `c` builds its result tile before commitSpan: the buffer itself
+  /// when the tile does not wrap, else scratch (always for replaceFront).
+  uint8_t *writeTarget(const Command &c);
 
   Chip &chip_;
   int32_t id_;
