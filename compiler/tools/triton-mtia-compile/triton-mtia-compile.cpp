@@ -236,6 +236,7 @@ int main(int argc, char **argv) {
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAOrderMemory());
     if (!noVectorCoreSharing)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAShareVectorCore());
+    pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAReplaceFront());
     triton_mtia::mtia::MTIAAssignCBsOptions cbs;
     cbs.numStages = std::max<int64_t>(numStages, 1);
     cbs.stacking = !noCbStacking;

@@ -541,6 +541,10 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     return op.emitError() << "a tile of rank " << shape.size()
                           << " is not supported by the MTIA backend yet (the device API has "
                           << mtia::kTileRank << " dimensions)";
+  // mtia-replace-front: the command right after pops the front tile of its CB.
+  if (op.hasAttr(mtia::kReplaceFrontAttr))
+    line() << "replaceFront(ctx, /*cb=*/" << op.getAttrOfType<IntegerAttr>("cb").getInt()
+           << ");\n";
   if (auto pid = dyn_cast<mtia::ProgramIdOp>(op)) {
     line() << "const int32_t " << declare(pid.getResult()) << " = programId(ctx, "
            << pid.getAxis() << ");\n";

@@ -102,6 +102,23 @@ CbUses mlir::triton_mtia::mtia::getCbUses(Operation *op) {
   return uses;
 }
 
+int64_t mlir::triton_mtia::mtia::producedBytes(Operation *op) {
+  if (auto iota = dyn_cast<SeIotaOp>(op))
+    return iota.getLength() * elementBytes(iota.getElemType());
+  if (auto dpe = dyn_cast<DpeOp>(op))
+    return dpe.getM() * dpe.getN() * elementBytes(dpe.getAccType());
+  if (auto hist = dyn_cast<SeHistogramOp>(op))
+    return hist.getNumBins() * 4;
+  ArrayRef<int64_t> dims = op->getAttrOfType<DenseI64ArrayAttr>("shape").asArrayRef();
+  Type elemType = op->getAttrOfType<TypeAttr>("elemType").getValue();
+  if (auto reduce = dyn_cast<SeReduceOp>(op)) {
+    SmallVector<int64_t> out(dims);
+    out.erase(out.begin() + reduce.getAxis());
+    return numElements(out) * elementBytes(elemType);
+  }
+  return numElements(dims) * elementBytes(elemType);
+}
+
 void mlir::triton_mtia::mtia::remapCbs(
     Operation *op, llvm::function_ref<int64_t(int64_t)> map) {
   if (!isa_and_nonnull<MTIADialect>(op->getDialect()))

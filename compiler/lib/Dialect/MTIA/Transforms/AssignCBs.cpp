@@ -42,24 +42,6 @@ struct LiveRange {
   int64_t loopTileBytes = 0; ///< largest tile appended inside a loop
 };
 
-/// Bytes of the tile an op appends to its destination CB.
-int64_t producedBytes(Operation *op) {
-  if (auto iota = dyn_cast<SeIotaOp>(op))
-    return iota.getLength() * elementBytes(iota.getElemType());
-  if (auto dpe = dyn_cast<DpeOp>(op))
-    return dpe.getM() * dpe.getN() * elementBytes(dpe.getAccType());
-  if (auto hist = dyn_cast<SeHistogramOp>(op))
-    return hist.getNumBins() * 4;
-  ArrayRef<int64_t> dims = op->getAttrOfType<DenseI64ArrayAttr>("shape").asArrayRef();
-  Type elemType = op->getAttrOfType<TypeAttr>("elemType").getValue();
-  if (auto reduce = dyn_cast<SeReduceOp>(op)) {
-    SmallVector<int64_t> out(dims);
-    out.erase(out.begin() + reduce.getAxis());
-    return numElements(out) * elementBytes(elemType);
-  }
-  return numElements(dims) * elementBytes(elemType);
-}
-
 /// What stacking needs to know of a virtual CB.
 struct CbLife {
   Block *block = nullptr; ///< the block of its first use
@@ -211,6 +193,8 @@ struct Stack {
       }
       CbUses uses = getCbUses(&op);
       if (uses.writes >= 0 && members.contains(uses.writes)) {
+        if (op.hasAttr(kReplaceFrontAttr))
+          return failure(); // its pop and push are one command
         int64_t bytes = producedBytes(&op);
         Segment *s = find(uses.writes);
         if (s && s != &queue.back())
@@ -339,11 +323,19 @@ struct MTIAAssignCBs
           touch(uses.writes);
           LiveRange &r = ranges[uses.writes];
           int64_t bytes = producedBytes(&op);
+          // mtia-replace-front: the command pops the front tile, as many
+          // bytes as it appends, before its result needs the room. Running
+          // ahead of its reader gains it nothing (it reads that tile).
+          const bool replaces = op.hasAttr(kReplaceFrontAttr);
+          if (replaces) {
+            r.outstanding -= bytes;
+            lives[uses.writes].popped += bytes;
+          }
           r.tileBytes = std::max(r.tileBytes, bytes);
           r.outstanding += bytes;
           r.peak = std::max(r.peak, r.outstanding);
           lives[uses.writes].pushed += bytes;
-          if (loopDepth > 0)
+          if (loopDepth > 0 && !replaces)
             r.loopTileBytes = std::max(r.loopTileBytes, bytes);
         }
         if (auto pop = dyn_cast<CbPopOp>(op)) {

@@ -26,6 +26,11 @@ inline constexpr llvm::StringLiteral kCbCapacityAttr = "mtia.cb_capacity";
 /// allocation. The lowering sets it; mtia-order-memory finds the pointer an
 /// access goes through by it.
 inline constexpr llvm::StringLiteral kPointerAttr = "mtia.pointer";
+/// Unit attribute of a command that appends a tile to its `cb`: the command
+/// pops the front tile of `cb`, of its result's size, as it reads it, and
+/// its result takes that room (device.h replaceFront). Set by
+/// mtia-replace-front in place of the `mtia.cb_pop` that followed it.
+inline constexpr llvm::StringLiteral kReplaceFrontAttr = "mtia.replace_front";
 /// Dimensions of the tiles the compute units iterate and of a DMA box: the
 /// device API's kMaxRank and kMaxBoxRank (runtime/include/mtia/device.h,
 /// whose `mtia` namespace would clash with this one; MTIADialect.cpp checks
@@ -49,6 +54,8 @@ struct CbUses {
   int64_t writes = -1;
 };
 CbUses getCbUses(Operation *op);
+/// Bytes of the tile a command appends to its CB (`getCbUses(op).writes`).
+int64_t producedBytes(Operation *op);
 /// Rewrites every CB id of `op` through `map`.
 void remapCbs(Operation *op, llvm::function_ref<int64_t(int64_t)> map);
 } // namespace mlir::triton_mtia::mtia

@@ -113,4 +113,18 @@ def MTIAShareVectorCore : Pass<"mtia-share-vector-core", "::mlir::func::FuncOp">
   ];
 }
 
+def MTIAReplaceFront : Pass<"mtia-replace-front", "::mlir::func::FuncOp"> {
+  let summary = "Let an accumulator's new tile take the room of the one it replaces";
+  let description = [{
+    `acc += x` in a loop appends the new accumulator to its CB behind the
+    old one and pops the old one after, so the CB needs room for two. When
+    an elementwise command (`mtia.se`, either unit) reads the front tile of
+    its own CB and the next use of that CB in the block is a `mtia.cb_pop`
+    of as many bytes as the command appends, the pop is erased and the
+    command marked `mtia.replace_front`: it pops the front tile as it reads
+    it and its result takes that room (device.h replaceFront), and
+    mtia-assign-cbs sizes the CB for one tile (ReplaceFront.cpp).
+  }];
+}
+
 #endif // TRITON_MTIA_MTIA_PASSES
