@@ -19,6 +19,7 @@ import itertools
 import os
 import shutil
 import tempfile
+import threading
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -26,7 +27,13 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 from .settings import settings
 
 _simulator = None
-_last: Optional["LaunchStats"] = None
+#: One simulator per process, and it runs one launch at a time: launches
+#: from several threads take turns (the extension releases the GIL while a
+#: launch runs, so nothing else orders them), and configure() waits for the
+#: launch in flight.
+_launch_lock = threading.RLock()
+#: Each thread's latest launch (last_launch()).
+_per_thread = threading.local()
 _recordings: List["TraceRecording"] = []
 _trace_counter = itertools.count()
 _private_trace_dir: Optional[str] = None
@@ -80,9 +87,11 @@ def configure(preset: Optional[str] = None, config_file: Optional[str] = None, *
     base = table[name]
     if config_file is not None:
         base = sim.load_config(os.fspath(config_file), base)
-    _simulator = sim.Simulator(_merge(base, overrides, name))
+    made = sim.Simulator(_merge(base, overrides, name))
+    with _launch_lock:
+        _simulator = made
     settings.preset = name
-    return _simulator
+    return made
 
 
 def simulator():
@@ -312,8 +321,9 @@ def trace(path: Optional[str] = None) -> Iterator[TraceRecording]:
 
 
 def last_launch() -> Optional[LaunchStats]:
-    """Statistics of the most recent launch of the process (None before any)."""
-    return _last
+    """Statistics of the calling thread's most recent launch (None before
+    any): threads that launch at once each see their own."""
+    return getattr(_per_thread, "last", None)
 
 
 def _new_trace_path(kernel: str) -> Tuple[str, bool]:
@@ -340,12 +350,16 @@ def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence
     """Runs one launch on the process-wide simulator and records its stats.
     `args`, `regions` and `pid_mapping` follow the `Simulator.launch`
     contract."""
-    global _last, launch_count, simulated_seconds_total
-    trace_file, private = (None, False)
-    if _recordings or settings.trace_launches:
-        trace_file, private = _new_trace_path(kernel)
-    result = simulator().launch(so_path, kernel, tuple(grid), list(args), list(regions), trace_file,
-                                pid_mapping)
+    global launch_count, simulated_seconds_total
+    with _launch_lock:
+        trace_file, private = (None, False)
+        if _recordings or settings.trace_launches:
+            trace_file, private = _new_trace_path(kernel)
+        sim = simulator()
+        result = sim.launch(so_path, kernel, tuple(grid), list(args), list(regions), trace_file,
+                            pid_mapping)
+        launch_count += 1
+        simulated_seconds_total += float(result["seconds"])
     stats = LaunchStats(
         kernel=kernel,
         grid=tuple(grid),
@@ -356,14 +370,12 @@ def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence
         programs=int(result["programs"]),
         stats=result["stats"],
         _trace_file=result.get("trace_path") or trace_file,
-        config=simulator().config,
+        config=sim.config,
     )
     if private and stats._trace_file:
         # A recorded trace lives as long as the LaunchStats that can write it out.
         weakref.finalize(stats, _remove_quietly, stats._trace_file)
-    for recording in _recordings:
+    for recording in list(_recordings):
         recording.launches.append(stats)
-    _last = stats
-    launch_count += 1
-    simulated_seconds_total += stats.seconds
+    _per_thread.last = stats
     return stats

@@ -1,6 +1,8 @@
 """Launch statistics, determinism and traces."""
 
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
@@ -40,6 +42,30 @@ def test_same_launch_same_cycles(gen):
     assert first is not second
     assert first.cycles == second.cycles
     assert first.units == second.units
+
+
+def test_launches_from_many_threads():
+    # One simulator per process: launches from threads take turns, every
+    # result is right, and each thread's last_launch() is its own launch
+    # (sizes differ per launch, so a mixed-up one shows in its grid).
+    def one(i):
+        n = 1000 + 37 * i
+        x, y = torch.randn(n), torch.randn(n)
+        out, _ = vector_add.run_triton(x, y)
+        stats = triton_mtia.last_launch()
+        return torch.equal(out, x + y), stats.grid, (triton.cdiv(n, vector_add.BLOCK), 1, 1)
+
+    vector_add.run_triton(torch.zeros(4), torch.zeros(4))  # compiled once, up front
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(one, range(120)))
+    assert all(right for right, _, _ in results)
+    assert [grid for _, grid, _ in results] == [expected for _, _, expected in results]
+    # A thread that never launched has no last launch of its own.
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(triton_mtia.last_launch()))
+    worker.start()
+    worker.join()
+    assert seen == [None]
 
 
 def test_trace_written(gen, tmp_path):
