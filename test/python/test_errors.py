@@ -120,3 +120,24 @@ def test_out_of_bounds_faults_and_process_survives():
     # The simulator is still usable after a fault.
     copy_kernel[(4, )](x, out, 1000, BLOCK=256)
     torch.testing.assert_close(out, x)
+
+
+@triton.jit
+def store_program_id(x):
+    tl.store(x + tl.program_id(0), tl.program_id(0).to(tl.float32))
+
+
+@pytest.mark.parametrize("grid, error, words", [
+    ((1.5, ), TypeError, "grid dimension 0 is 1.5 (float)"),
+    ((2, None), TypeError, "grid dimension 1 is None (NoneType)"),
+    ((2**64, ), ValueError, "grid dimension 0 is 18446744073709551616; each must be below 2^31"),
+    ((1, 1, 2**31), ValueError, "grid dimension 2 is 2147483648"),
+])
+def test_bad_grid_is_one_clear_error(grid, error, words):
+    x = torch.zeros(8)
+    with pytest.raises(error) as err:
+        store_program_id[grid](x)
+    assert "kernel store_program_id" in str(err.value) and words in str(err.value)
+    # Integers of any kind (numpy, 0-d torch) are grids too.
+    store_program_id[(torch.tensor(3), )](x)
+    torch.testing.assert_close(x, torch.tensor([0.0, 1, 2, 0, 0, 0, 0, 0]))

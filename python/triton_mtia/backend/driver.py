@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import operator
 import os
 from pathlib import Path
 from typing import Any, Callable, List, Sequence, Tuple
@@ -82,6 +83,25 @@ def _arg_kinds(signature: Sequence[Any]) -> List[Any]:
 
 def _is_descriptor(ty) -> bool:
     return isinstance(ty, str) and ty.startswith("tensordesc")
+
+
+def _grid_dims(kernel: str, dims: Sequence[Any]) -> Tuple[int, int, int]:
+    """The launch grid as three Python ints, or a clear error naming the
+    kernel and the dimension: a grid is up to three integers (anything with
+    __index__: int, numpy and 0-d integer torch values), each below 2^31
+    (program ids are int32, as on GPUs)."""
+    out = []
+    for axis, value in enumerate(dims):
+        try:
+            n = operator.index(value)
+        except TypeError:
+            raise TypeError(f"kernel {kernel}: grid dimension {axis} is {value!r} "
+                            f"({type(value).__name__}); a launch grid is up to 3 integers") from None
+        if n >= 2**31:
+            raise ValueError(f"kernel {kernel}: grid dimension {axis} is {n}; "
+                             "each must be below 2^31 (program ids are int32)")
+        out.append(n)
+    return tuple(out)
 
 
 def _has_descriptor(signature) -> bool:
@@ -175,6 +195,7 @@ class MTIALauncher:
 
     def __call__(self, grid_x, grid_y, grid_z, stream, function, packed_metadata, launch_metadata,
                  launch_enter_hook, launch_exit_hook, *args):
+        grid_x, grid_y, grid_z = _grid_dims(self.kernel_name, (grid_x, grid_y, grid_z))
         if grid_x * grid_y * grid_z <= 0:
             return  # like the GPU launchers: an empty grid launches nothing
         if self.descriptor_signature is not None:
