@@ -346,17 +346,19 @@ def _remove_quietly(path: str) -> None:
 
 
 def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence[tuple],
-           regions: Sequence[Tuple[int, int]], pid_mapping: str = "linear") -> LaunchStats:
-    """Runs one launch on the process-wide simulator and records its stats.
-    `args`, `regions` and `pid_mapping` follow the `Simulator.launch`
-    contract."""
+           regions: Sequence[Tuple[int, int]], pid_mapping: str = "linear",
+           entry: Optional[str] = None) -> LaunchStats:
+    """Runs one launch on the process-wide simulator and records its stats
+    under `kernel`. `entry` is the symbol the shared object exports (and
+    `entry`_info), `kernel` by default; `args`, `regions` and `pid_mapping`
+    follow the `Simulator.launch` contract."""
     global launch_count, simulated_seconds_total
     with _launch_lock:
         trace_file, private = (None, False)
         if _recordings or settings.trace_launches:
             trace_file, private = _new_trace_path(kernel)
         sim = simulator()
-        result = sim.launch(so_path, kernel, tuple(grid), list(args), list(regions), trace_file,
+        result = sim.launch(so_path, entry or kernel, tuple(grid), list(args), list(regions), trace_file,
                             pid_mapping)
         launch_count += 1
         simulated_seconds_total += float(result["seconds"])

@@ -1,5 +1,6 @@
 """What users see when the compiler rejects a kernel or the chip faults."""
 
+import importlib.util
 import inspect
 import os
 import stat
@@ -141,3 +142,19 @@ def test_bad_grid_is_one_clear_error(grid, error, words):
     # Integers of any kind (numpy, 0-d torch) are grids too.
     store_program_id[(torch.tensor(3), )](x)
     torch.testing.assert_close(x, torch.tensor([0.0, 1, 2, 0, 0, 0, 0, 0]))
+
+
+@pytest.mark.parametrize("name", ["exp", "free", "main", "Shape", "std", "mtia"])
+def test_kernel_named_like_a_library_function(name, tmp_path):
+    # A kernel's C symbol carries a prefix of ours, so a kernel may be named
+    # like a C library function or a name of the device API.
+    path = tmp_path / f"kernel_{name}.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+                    f"def {name}(x):\n    tl.store(x + tl.program_id(0), 1.0)\n")
+    spec = importlib.util.spec_from_file_location(f"kernel_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = torch.zeros(4)
+    getattr(module, name)[(3, )](x)
+    torch.testing.assert_close(x, torch.tensor([1.0, 1, 1, 0]))
+    assert triton_mtia.last_launch().kernel == name

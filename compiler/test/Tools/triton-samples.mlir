@@ -6,7 +6,7 @@
 // RUN: triton-mtia-compile %S/../Inputs/layernorm_kernel.ttir -o - | FileCheck %s --check-prefix=LAYERNORM
 // RUN: triton-mtia-compile %S/../Inputs/twod.ttir -o - | FileCheck %s --check-prefix=TWOD
 
-// ADD: extern "C" void add_kernel(Ctx *ctx, const Arg *args) {
+// ADD: extern "C" void mtia_kernel_add_kernel(Ctx *ctx, const Arg *args) {
 // ADD-COUNT-2: dmaIn(ctx,
 // ADD: se(ctx, SeOp::Add,
 // ADD: dmaOut(ctx,

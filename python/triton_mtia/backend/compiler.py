@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import sys
 import shutil
 import subprocess
@@ -282,6 +283,13 @@ class MTIABackend(BaseBackend):
         remarks: list = []
         cpp = _run_tool("cpp", name, str(mod), "ttir", "cpp",
                         lambda src, out: [compiler, src, "-o", out, *_compiler_flags(options)], remarks)
+        # The entry point's symbol, as the emitter chose it (MTIAToCpp.cpp:
+        # a prefix keeps kernels named `exp` or `main` off libc's names).
+        entry = re.search(rb'^extern "C" void (\w+)\(Ctx \*ctx', cpp, re.MULTILINE)
+        if entry is None:
+            raise CompilationError(f"MTIA backend: the C++ generated for kernel {name} "
+                                   "has no entry point")
+        metadata["entry"] = entry.group(1).decode()
         if options.dma_report:
             # Loads and stores that did not become DMAs, with source lines.
             metadata["dma_report"] = [line for line in remarks if ": remark: " in line]
@@ -291,8 +299,9 @@ class MTIABackend(BaseBackend):
 
     @staticmethod
     def make_so(src: str, metadata, options: MTIAOptions) -> bytes:
-        """C++ -> a shared object exporting NAME and NAME_info; the same C++
-        built the same way is built once (object_cache.py)."""
+        """C++ -> a shared object exporting ENTRY and ENTRY_info (metadata
+        "entry"); the same C++ built the same way is built once
+        (object_cache.py)."""
         include = settings.require_include_dir()
         toolchain = [settings.cxx, *settings.cxx_flags, "-fPIC", "-shared"]
         binary = object_cache.get_or_build(

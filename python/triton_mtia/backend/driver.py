@@ -187,6 +187,8 @@ class MTIALauncher:
 
     def __init__(self, src, metadata):
         self.kernel_name = metadata.name
+        # Kernels compiled before the entry point had a prefix export their name.
+        self.entry = getattr(metadata, "entry", None) or metadata.name
         signature = list(src.signature.values())
         # Only kernels with descriptor arguments pay for decomposing them.
         self.descriptor_signature = signature if _has_descriptor(signature) else None
@@ -208,7 +210,7 @@ class MTIALauncher:
         if launch_enter_hook is not None:
             launch_enter_hook(launch_metadata)
         runtime.launch(function, self.kernel_name, (grid_x, grid_y, grid_z), sim_args, sorted(regions.items()),
-                       self.pid_mapping)
+                       self.pid_mapping, entry=self.entry)
         if launch_exit_hook is not None:
             launch_exit_hook(launch_metadata)
 

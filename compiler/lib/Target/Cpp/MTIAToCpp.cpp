@@ -262,17 +262,23 @@ void CppEmitter::commandLine(Location loc) {
 
 LogicalResult CppEmitter::emitKernel(func::FuncOp func) {
   std::string kernel = func.getName().str();
+  // The entry point is exported under a prefix of ours: a kernel may be
+  // named like a C library function (`exp`, `free`, `main`) or like a name
+  // of the device API (`Shape`, `mtia`, `std`), and its C symbol must clash
+  // with neither. KernelInfo keeps the Triton name for messages; the Python
+  // launcher reads the symbol from this line of the generated C++.
+  std::string symbol = "mtia_kernel_" + kernel;
   auto capacity = func->getAttrOfType<DenseI64ArrayAttr>(mtia::kCbCapacityAttr);
   if (!capacity)
     return func.emitError("CBs are not assigned (run mtia-assign-cbs)");
-  os << "extern \"C\" const KernelInfo " << kernel << "_info = {\n"
+  os << "extern \"C\" const KernelInfo " << symbol << "_info = {\n"
      << "    kDeviceAbiVersion, \"" << kernel << "\", /*numArgs=*/"
      << func.getNumArguments() << ", /*numCbs=*/" << capacity.size()
      << ",\n    /*cbCapacity=*/{";
   for (auto [i, c] : llvm::enumerate(capacity.asArrayRef()))
     os << (i ? ", " : "") << c;
   os << "}};\n\n";
-  os << "extern \"C\" void " << kernel << "(Ctx *ctx, const Arg *args) {\n";
+  os << "extern \"C\" void " << symbol << "(Ctx *ctx, const Arg *args) {\n";
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     std::string n = declare(arg);
     Type t = arg.getType();

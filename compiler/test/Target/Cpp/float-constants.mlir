@@ -2,7 +2,7 @@
 
 // Float constants round-trip: 17 significant digits for a double (the
 // smallest normal double must not print as a larger number), 10 for a float.
-// CHECK: extern "C" void constants(
+// CHECK: extern "C" void mtia_kernel_constants(
 // CHECK: double(2.2250738585072014e-308)
 // CHECK: float(1.000000015e-01)
 tt.func public @constants(%x: f64, %y: f32, %out: !tt.ptr<i32>) {
@@ -19,7 +19,7 @@ tt.func public @constants(%x: f64, %y: f32, %out: !tt.ptr<i32>) {
 // 16-bit infinities and NaNs (Triton prints them as hex bit patterns) go
 // through double: std::numeric_limits has no _Float16 or __bf16 and would
 // give 0.
-// CHECK-LABEL: extern "C" void special(
+// CHECK-LABEL: extern "C" void mtia_kernel_special(
 // CHECK: _Float16(-__builtin_inf())
 // CHECK: __bf16(__builtin_inf())
 tt.func public @special(%x: f16, %y: bf16, %out: !tt.ptr<i32>) {
@@ -35,7 +35,7 @@ tt.func public @special(%x: f16, %y: bf16, %out: !tt.ptr<i32>) {
 
 // fp8 scalars are floats rounded by device.h where the source converts to
 // fp8; bitcasts go through the code.
-// CHECK-LABEL: extern "C" void fp8(
+// CHECK-LABEL: extern "C" void mtia_kernel_fp8(
 // CHECK: const float [[T:.*]] = roundToE4m3(static_cast<float>(
 // CHECK: static_cast<int8_t>(e4m3FromFloat([[T]]))
 tt.func public @fp8(%x: f32, %out: !tt.ptr<i8>) {

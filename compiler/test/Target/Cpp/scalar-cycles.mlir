@@ -7,7 +7,7 @@
 // body pays its control (2),
 // two extsi, the multiply by the element size (a shift), the address add,
 // and the bound's subi, maxsi and minsi (1 each) per iteration.
-// CHECK: extern "C" void row_mean(Ctx *ctx, const Arg *args) {
+// CHECK: extern "C" void mtia_kernel_row_mean(Ctx *ctx, const Arg *args) {
 // CHECK: const int32_t [[N:.*]] = static_cast<int32_t>(args[2].i);
 // CHECK-NEXT: scalarCycles(ctx, 26);
 // CHECK: for (int32_t

@@ -1,10 +1,10 @@
 // RUN: triton-mtia-compile %s -o - | FileCheck %s
 
 // CHECK: #include "mtia/device.h"
-// CHECK: extern "C" const KernelInfo add_info = {
+// CHECK: extern "C" const KernelInfo mtia_kernel_add_info = {
 // CHECK-NEXT: kDeviceAbiVersion, "add", /*numArgs=*/4, /*numCbs=*/3,
 // CHECK-NEXT: /*cbCapacity=*/{8192, 8192, 8192}};
-// CHECK: extern "C" void add(Ctx *ctx, const Arg *args) {
+// CHECK: extern "C" void mtia_kernel_add(Ctx *ctx, const Arg *args) {
 // CHECK-NEXT: const int64_t x_ptr = static_cast<int64_t>(args[0].i);
 // CHECK: const int32_t n = static_cast<int32_t>(args[3].i);
 // The scalar code: pid * 1024 and the offset * 4 (shifts), two extsi, three
