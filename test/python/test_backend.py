@@ -150,12 +150,13 @@ def test_host_tensor_descriptor_is_decomposed(monkeypatch):
     strides and flags that the ttir stage's descriptor rewrite expects."""
     from triton.tools.tensor_descriptor import TensorDescriptor
     launches = []
-    monkeypatch.setattr(mtia_driver.runtime, "launch", lambda *a: launches.append(a))
+    monkeypatch.setattr(mtia_driver.runtime, "launch", lambda *a, **kw: launches.append((a, kw)))
     src = SimpleNamespace(signature={"desc": "tensordesc<fp32[16, 16]>", "out": "*fp32", "n": "i32"})
     launcher = mtia_driver.MTIALauncher(src, SimpleNamespace(name="k"))
     x = torch.zeros(64, 16)
     launcher(4, 1, 1, 0, "k.so", None, None, None, None, TensorDescriptor.from_tensor(x, [16, 16]), x, 16)
-    (_, _, grid, args, regions, pid_mapping), = launches
+    ((_, _, grid, args, regions, pid_mapping), kw), = launches
+    assert kw == {"entry": "k"}
     assert pid_mapping == "linear"
     ints = [("i", v) for v in (64, 16, 16, 1)]  # shape, strides
     assert args == [("p", x.data_ptr()), *ints, ("i", 0), ("i", 0), *ints, ("p", x.data_ptr()), ("i", 16)]
