@@ -73,3 +73,51 @@ def test_scalar_and_tile_paths_agree_and_never_trap():
     assert f2i[:5] == [0, INT_MAX, INT_MIN, INT_MAX, INT_MIN]  # NaN -> 0, saturating
     assert f2i[5:7] == [2, -2]  # toward zero
     assert f2u8[0] == 0 and f2u8[1] == 255 and f2u8[2] == 0 and f2u8[5] == 2
+
+
+@triton.jit
+def _bool_add(a, b):
+    return a + b
+
+
+@triton.jit
+def bool_arith_kernel(x_ptr, y_ptr, scalar_ptr, tile_ptr, parity_ptr, N: tl.constexpr):
+    # Comparisons are i1, and Triton keeps i1 in arithmetic: it wraps as a
+    # 1-bit integer (true + true = false), on GPUs and in the interpreter.
+    for i in tl.static_range(N):
+        p = tl.load(x_ptr + i) > 0
+        q = tl.load(y_ptr + i) > 0
+        row = scalar_ptr + i * 5
+        tl.store(row + 0, (p + q).to(tl.int32))
+        tl.store(row + 1, (p - q).to(tl.int32))
+        tl.store(row + 2, (p * q).to(tl.int32))
+        tl.store(row + 3, tl.maximum(p, q).to(tl.int32))
+        tl.store(row + 4, tl.minimum(p, q).to(tl.int32))
+    r = tl.arange(0, N)
+    p = tl.load(x_ptr + r) > 0
+    q = tl.load(y_ptr + r) > 0
+    rows = tile_ptr + r * 5
+    tl.store(rows + 0, (p + q).to(tl.int32))
+    tl.store(rows + 1, (p - q).to(tl.int32))
+    tl.store(rows + 2, (p * q).to(tl.int32))
+    tl.store(rows + 3, tl.maximum(p, q).to(tl.int32))
+    tl.store(rows + 4, tl.minimum(p, q).to(tl.int32))
+    tl.store(parity_ptr, tl.reduce(p, 0, _bool_add).to(tl.int32))
+
+
+def test_bool_arithmetic_wraps_like_one_bit_integers():
+    """`bool + bool` compiled and then faulted on the chip ('SE Add is not
+    defined on i1', no source line), and scalar code computed true + true
+    as true (robustness issue, defect 6)."""
+    x = torch.tensor([1., 1., -1., -1., 1., 1., 1., -1.])
+    y = torch.tensor([1., -1., 1., -1., 1., 1., -1., -1.])
+    n = len(x)
+    scalar = torch.zeros(n, 5, dtype=torch.int32)
+    tile = torch.zeros_like(scalar)
+    parity = torch.zeros(1, dtype=torch.int32)
+    bool_arith_kernel[(1, )](x, y, scalar, tile, parity, N=n)
+    p, q = (x > 0).int(), (y > 0).int()
+    want = torch.stack([p ^ q, p ^ q, p & q, p | q, p & q], dim=1)
+    assert torch.equal(tile, want), (tile, want)
+    assert torch.equal(scalar, want), (scalar, want)
+    assert parity.item() == int(p.sum()) % 2

@@ -44,4 +44,27 @@ def TTSplitBlocks : Pass<"tt-split-blocks", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def TTI1ArithToLogic : Pass<"tt-i1-arith-to-logic", "::mlir::ModuleOp"> {
+  let summary = "Rewrite integer arithmetic on i1 as the logic op it equals";
+  let description = [{
+    Triton types a comparison as i1 and does not promote it in arithmetic:
+    `(a > 0) + (b > 0)` is an arith.addi on i1, which wraps as a 1-bit
+    integer (true + true = false, the xor the GPU computes). The SE and the
+    C++ of scalar code have no 1-bit integer arithmetic, only logic, so each
+    integer op on i1 (or on tensors of i1) becomes the logic op with the
+    same 1-bit result, in regions too (a tt.reduce combine):
+
+      addi, subi -> xori            muli -> andi
+      maxsi, minui -> andi          minsi, maxui -> ori
+      divsi, divui -> x | !y        remsi, remui, shli, shrui -> x & !y
+      shrsi -> x
+
+    i1 is 0 / -1 signed and 0 / 1 unsigned. Division by zero and shifts by
+    the width or more follow device.h's integer semantics (x / 0 = -1,
+    x % 0 = x, a too-wide shift gives 0, or the sign for shrsi), so the
+    tile and the scalar path agree with each other and with wider types.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TRITON_MTIA_TT_PASSES
