@@ -158,3 +158,41 @@ def test_kernel_named_like_a_library_function(name, tmp_path):
     getattr(module, name)[(3, )](x)
     torch.testing.assert_close(x, torch.tensor([1.0, 1, 1, 0]))
     assert triton_mtia.last_launch().kernel == name
+
+
+RECURSIVE_TTIR = """\
+module {
+  tt.func private @fact(%n: i32) -> i32 {
+    %c1 = arith.constant 1 : i32
+    %gt = arith.cmpi sgt, %n, %c1 : i32
+    %r = scf.if %gt -> (i32) {
+      %m = arith.subi %n, %c1 : i32
+      %f = tt.call @fact(%m) : (i32) -> i32
+      %p = arith.muli %n, %f : i32
+      scf.yield %p : i32
+    } else {
+      scf.yield %c1 : i32
+    }
+    tt.return %r : i32
+  }
+  tt.func public @fact_kernel(%out: !tt.ptr<i32>, %n: i32) {
+    %f = tt.call @fact(%n) : (i32) -> i32
+    tt.store %out, %f : !tt.ptr<i32>
+    tt.return
+  }
+}
+"""
+
+
+def test_recursive_call_is_an_error_at_the_call(tmp_path):
+    """Upstream's frontend does not emit recursion from Python, but ttir can
+    hold it (triton.compile of a .ttir file): the compiler inlined the
+    function into itself until memory ran out, then crashed (robustness
+    issue, defect 5). Now it is one error at the call that recurses."""
+    source = tmp_path / "fact.ttir"
+    source.write_text(RECURSIVE_TTIR)
+    with pytest.raises(triton_mtia.CompilationError) as info:
+        triton.compile(str(source))
+    err = info.value
+    assert err.returncode == 1  # an error, not a signal
+    assert "fact.ttir:7:12: error: recursive call: fact -> fact" in str(err)

@@ -158,9 +158,56 @@ LogicalResult structurizeEarlyReturns(tt::FuncOp func) {
   return success();
 }
 
+namespace {
+/// Finds a cycle of calls, depth first, before anything is inlined:
+/// inlining a recursive function into itself doubles it each round.
+class RecursionCheck {
+public:
+  explicit RecursionCheck(SymbolTable &symbols) : symbols(symbols) {}
+
+  /// Reports the first call that closes a cycle through `func`, at that
+  /// call's location, naming the chain.
+  LogicalResult visit(tt::FuncOp func) {
+    if (done.contains(func))
+      return success();
+    stack.push_back(func);
+    WalkResult walk = func.walk([&](tt::CallOp call) {
+      auto callee = symbols.lookup<tt::FuncOp>(call.getCallee());
+      if (!callee)
+        return WalkResult::advance(); // inlineCalls names it
+      auto onStack = llvm::find(stack, callee);
+      if (onStack != stack.end()) {
+        std::string chain;
+        for (tt::FuncOp f : llvm::make_range(onStack, stack.end()))
+          chain += f.getSymName().str() + " -> ";
+        call.emitError("recursive call: ")
+            << chain << callee.getSymName()
+            << "; the MTIA backend inlines every call (a PE has no call stack "
+               "for tiles), so a kernel cannot recurse";
+        return WalkResult::interrupt();
+      }
+      return failed(visit(callee)) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    stack.pop_back();
+    done.insert(func);
+    return failure(walk.wasInterrupted());
+  }
+
+private:
+  SymbolTable &symbols;
+  SmallVector<tt::FuncOp> stack;
+  llvm::DenseSet<Operation *> done;
+};
+} // namespace
+
 LogicalResult inlineCalls(ModuleOp module) {
   SymbolTable symbols(module);
-  for (int round = 0; round < 32; ++round) {
+  RecursionCheck recursion(symbols);
+  for (auto func : module.getOps<tt::FuncOp>())
+    if (failed(recursion.visit(func)))
+      return failure();
+  // Without cycles, each round shortens the longest chain of calls by one.
+  while (true) {
     SmallVector<tt::CallOp> calls;
     module.walk([&](tt::CallOp call) { calls.push_back(call); });
     if (calls.empty())
@@ -189,9 +236,6 @@ LogicalResult inlineCalls(ModuleOp module) {
       call.erase();
     }
   }
-  return module.emitError("recursive tt.call chains are not supported by the "
-                          "MTIA backend"),
-         failure();
 }
 
 } // namespace mlir::triton_mtia::tt_to_mtia

@@ -58,3 +58,34 @@ tt.func public @while_tensor(%p: !tt.ptr<f32>) {
   tt.store %ps, %r : tensor<64x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
+
+// Calls are inlined, so recursion is an error at the call that closes the
+// cycle (it used to inline the function into itself until memory ran out).
+tt.func private @even(%n: i32) -> i1 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.cmpi eq, %n, %c0 : i32
+  %r = scf.if %z -> (i1) {
+    %t = arith.constant true
+    scf.yield %t : i1
+  } else {
+    %m = arith.subi %n, %c1 : i32
+    %o = tt.call @odd(%m) : (i32) -> i1
+    scf.yield %o : i1
+  }
+  tt.return %r : i1
+}
+tt.func private @odd(%n: i32) -> i1 {
+  %c1 = arith.constant 1 : i32
+  %m = arith.subi %n, %c1 : i32
+  // expected-error @+1 {{recursive call: even -> odd -> even; the MTIA backend inlines every call}}
+  %e = tt.call @even(%m) : (i32) -> i1
+  tt.return %e : i1
+}
+tt.func public @parity(%p: !tt.ptr<i1>, %n: i32) {
+  %e = tt.call @even(%n) : (i32) -> i1
+  tt.store %p, %e : !tt.ptr<i1>
+  tt.return
+}
