@@ -185,3 +185,50 @@ def test_loop_carried_offsets_are_dmas(gen):
     k = carried_pointer_and_offsets_kernel[(1, )](x, out, 13, 70, x.stride(0), BM=16, BK=32)
     torch.testing.assert_close(out, x.sum(1), rtol=1e-5, atol=1e-5)
     assert_all_dmas(k)
+
+
+@triton.jit
+def unsigned_bound_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs.to(tl.uint32) < n.to(tl.uint32)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m, other=-1.0) + 1.0, mask=m)
+
+
+@triton.jit
+def u64_bound_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # Triton types an integer argument of 2^63 or more as u64; the compare
+    # with the i32 offsets is unsigned.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m, other=-1.0) + 1.0, mask=m)
+
+
+@triton.jit
+def unsigned_window_kernel(x_ptr, out_ptr, lo, BLOCK: tl.constexpr):
+    # lo <= offs < lo + 100 in one unsigned compare.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = (offs.to(tl.uint32) - lo.to(tl.uint32)) < 100
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m, other=-1.0) + 1.0, mask=m)
+
+
+@pytest.mark.parametrize("kernel, arg, lo, hi", [
+    (unsigned_bound_kernel, 130, 0, 130),
+    (unsigned_bound_kernel, -1, 0, 256),  # 2^32 - 1 unsigned
+    (unsigned_bound_kernel, 2**31 + 3, 0, 256),
+    (u64_bound_kernel, 2**63 + 5, 0, 256),
+    (unsigned_window_kernel, 50, 50, 150),
+])
+def test_unsigned_masks(kernel, arg, lo, hi):
+    """Unsigned compares in masks (robustness issue, defect 4): a bound of
+    2^31 or more became a negative signed box bound and nothing moved, and
+    `(offs - lo) <u n` kept the indices below lo. The DMA box is taken only
+    for a constant bound below 2^31; other unsigned bounds compare per
+    element."""
+    x = torch.arange(256, dtype=torch.float32)
+    out = torch.zeros(256)
+    compiled = kernel[(2, )](x, out, arg, BLOCK=128)
+    want = torch.zeros(256)
+    want[lo:hi] = x[lo:hi] + 1.0
+    assert torch.equal(out, want)
+    if kernel is unsigned_window_kernel:
+        assert_all_dmas(compiled)

@@ -307,9 +307,10 @@ KernelLowering::analyzeMask(Value mask, ArrayRef<int64_t> shape, Location loc) {
 /// dimension d) with a uniform bound `b`, on either side:
 ///   i < b, i <= b   keep [0, b - s) and [0, b - s + 1) along d,
 ///   i >= b, i > b   keep [b - s, size) and [b - s + 1, size) along d;
-/// mirrored forms (`b > i`, `b <= i`, ...) are the same. Lower bounds are
-/// signed only (an unsigned `i >= b` also holds for negative i). A
-/// comparison of two uniform values keeps everything or nothing.
+/// mirrored forms (`b > i`, `b <= i`, ...) are the same. Unsigned upper
+/// bounds must be non-negative constants (below); lower bounds are signed
+/// only (an unsigned `i >= b` also holds for negative i). A comparison of
+/// two uniform values keeps everything or nothing.
 std::optional<MaskBox>
 KernelLowering::analyzeCompare(arith::CmpIOp cmp, ArrayRef<int64_t> shape,
                                Location loc) {
@@ -376,6 +377,17 @@ KernelLowering::analyzeCompare(arith::CmpIOp cmp, ArrayRef<int64_t> shape,
     Value low = b.createOrFold<arith::MaxSIOp>(loc, v, constI64(0, loc));
     return b.createOrFold<arith::MinSIOp>(loc, low, constI64(shape[dim], loc));
   };
+  // An unsigned upper bound b that is a constant below 2^(W-1) keeps the
+  // indices 0 <= i < b: a negative i is 2^W + i unsigned, past b. A bound
+  // at or above 2^(W-1) also keeps the negative indices below b - 2^W (a
+  // second range), and a run-time bound may be either, so those go to the
+  // per-element path (gather / scatter), which compares as the SE does.
+  if (pred == P::ult || pred == P::ule) {
+    APInt bound;
+    if (!matchPattern(rhs->base, m_ConstantInt(&bound)) || bound.isNegative())
+      return std::nullopt;
+    out.begin[dim] = clamp(b.createOrFold<arith::SubIOp>(loc, constI64(0, loc), lhs->base));
+  }
   switch (pred) {
   case P::slt:
   case P::ult:

@@ -153,3 +153,52 @@ tt.func public @not_a_box(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>, %lo: i32
   tt.store %op, %s : tensor<16x!tt.ptr<f32>>
   tt.return
 }
+
+// Unsigned upper bounds. `(offs - lo) <u 100` is the one-compare form of
+// lo <= offs < lo + 100: a negative difference is 2^32 + d unsigned, past
+// 100, so the box begins at clamp(lo - start) as well as ending at
+// clamp(100 + lo - start).
+// CHECK-LABEL: func.func @unsigned_window(
+// CHECK: mtia.dma_in %{{.*}} strides(%{{.*}}) valid(%{{.*}}) begin(%{{.*}}) pad %{{.*}} : f32
+// CHECK-NOT: mtia.gather_in
+tt.func public @unsigned_window(%x_ptr: !tt.ptr<f32>, %lo: i32) {
+  %c64 = arith.constant 64 : i32
+  %c100 = arith.constant dense<100> : tensor<64xi32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<64xf32>
+  %pid = tt.get_program_id x : i32
+  %start = arith.muli %pid, %c64 : i32
+  %range = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %splat = tt.splat %start : i32 -> tensor<64xi32>
+  %offs = arith.addi %splat, %range : tensor<64xi32>
+  %los = tt.splat %lo : i32 -> tensor<64xi32>
+  %d = arith.subi %offs, %los : tensor<64xi32>
+  %m = arith.cmpi ult, %d, %c100 : tensor<64xi32>
+  %xs = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %xp = tt.addptr %xs, %offs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  %x = tt.load %xp, %m, %zero : tensor<64x!tt.ptr<f32>>
+  tt.store %xp, %x : tensor<64x!tt.ptr<f32>>
+  tt.return
+}
+
+// A run-time unsigned bound may be 2^31 or more (n = -1 is 2^32 - 1, which
+// keeps every non-negative index), and a constant one at or above 2^31 keeps
+// negative indices too: both compare per element.
+// CHECK-LABEL: func.func @unsigned_runtime_bound(
+// CHECK: mtia.gather_in
+// CHECK: mtia.gather_in
+// CHECK-NOT: mtia.dma_in
+tt.func public @unsigned_runtime_bound(%x_ptr: !tt.ptr<f32>, %n: i32) {
+  %big = arith.constant dense<-16> : tensor<16xi32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<16xf32>
+  %offs = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %ns = tt.splat %n : i32 -> tensor<16xi32>
+  %m = arith.cmpi ult, %offs, %ns : tensor<16xi32>
+  %xs = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %xp = tt.addptr %xs, %offs : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  %x = tt.load %xp, %m, %zero : tensor<16x!tt.ptr<f32>>
+  %m2 = arith.cmpi ule, %offs, %big : tensor<16xi32>
+  %y = tt.load %xp, %m2, %zero : tensor<16x!tt.ptr<f32>>
+  %s = arith.addf %x, %y : tensor<16xf32>
+  tt.store %xp, %s : tensor<16x!tt.ptr<f32>>
+  tt.return
+}
