@@ -113,9 +113,15 @@ py::dict launch(rt::Simulator &sim, const std::string &soPath, const std::string
                           pidMapping + "'");
 
   sim::LaunchSummary s;
-  {
+  try {
     py::gil_scoped_release unlocked;
     s = sim.launch(soPath, kernel, g, std::move(a), std::move(r), trace, mapping);
+  } catch (const sim::FaultError &e) {
+    // Stopped by Ctrl-C: pythonSignalPending left KeyboardInterrupt (or
+    // whatever the SIGINT handler raised) set; raise that.
+    if (e.fault().kind == sim::fault_kind::kInterrupted && PyErr_Occurred())
+      throw py::error_already_set();
+    throw;
   }
   py::dict units;
   for (size_t i = 0; i < s.busy.size(); ++i)
@@ -144,7 +150,7 @@ void raiseKernelFault(const sim::FaultError &e) {
   exc.attr("cb") = orNone(f.cb >= 0, py::int_(f.cb));
   exc.attr("command") = orNone(!f.command.empty(), py::str(f.command));
   exc.attr("message") = f.message;
-  exc.attr("file") = orNone(f.line >= 0, py::str(f.file));
+  exc.attr("file") = orNone(f.line >= 0 && !f.file.empty(), py::str(f.file));
   exc.attr("line") = orNone(f.line >= 0, py::int_(f.line));
   PyErr_SetObject(kernelFaultType, exc.ptr());
 }
@@ -158,6 +164,15 @@ void writeToPythonStdout(const std::string &text) {
   } catch (py::error_already_set &) {
     // A closed or broken stdout must not take the launch down.
   }
+}
+
+/// Ctrl-C during a launch: the launch runs without the GIL, so Python's
+/// SIGINT handler has only set a flag. Running the handlers here raises
+/// KeyboardInterrupt in this thread, which `launch` re-raises once the chip
+/// has stopped. Only the main thread runs them (elsewhere this is false).
+bool pythonSignalPending() {
+  py::gil_scoped_acquire locked;
+  return PyErr_CheckSignals() != 0;
 }
 
 } // namespace
@@ -185,6 +200,7 @@ PYBIND11_MODULE(_mtia_sim, m) {
       .def(py::init([](const py::object &config) {
              auto sim = std::make_unique<rt::Simulator>(configFromDict(config));
              sim->setPrintSink(writeToPythonStdout);
+             sim->setInterruptCheck(pythonSignalPending);
              return sim;
            }),
            py::arg("config") = py::none(),
@@ -196,6 +212,7 @@ PYBIND11_MODULE(_mtia_sim, m) {
                 overrides, sim::loadConfigFile(path, sim::mtia2iPreset()));
             auto sim = std::make_unique<rt::Simulator>(cfg);
             sim->setPrintSink(writeToPythonStdout);
+            sim->setInterruptCheck(pythonSignalPending);
             return sim;
           },
           py::arg("path"), py::arg("overrides") = py::none(),

@@ -5,6 +5,7 @@
 #include "mtia/sim/pe.h"
 
 #include <cstdio>
+#include <limits>
 
 namespace mtia::sim {
 
@@ -111,6 +112,11 @@ LaunchSummary Chip::run(const LaunchSpec &spec) {
     run.grid[i] = int32_t(spec.grid[i]);
   const Cycle start = Cycle(cfg_.launch_overhead_cycles);
   lastActivity_ = start;
+  constexpr Cycle kNever = std::numeric_limits<Cycle>::max();
+  lastProgress_ = start;
+  idleLimit_ = cfg_.watchdog_cycles > 0 ? Cycle(cfg_.watchdog_cycles) : kNever;
+  launchLimit_ = cfg_.max_launch_cycles > 0 ? Cycle(cfg_.max_launch_cycles) : kNever;
+  lastInterruptPoll_ = std::chrono::steady_clock::now();
   for (int64_t k = 0; k < numPes; ++k) {
     Pe &pe = *pes_[size_t(k)];
     pe.configure(*spec.info);
@@ -118,8 +124,8 @@ LaunchSummary Chip::run(const LaunchSpec &spec) {
   }
 
   try {
-    while (!pendingFault_ && events_.step()) {
-    }
+    while (!pendingFault_ && events_.step())
+      watch(events_.now());
   } catch (const FaultError &e) {
     pendingFault_ = e.fault();
   }
@@ -157,6 +163,55 @@ void Chip::throwDeadlock() const {
   first.kind = fault_kind::kDeadlock;
   first.message = msg;
   throw FaultError(first);
+}
+
+void Chip::watchSlow(Cycle t, int32_t pe) {
+  if (t > lastProgress_ && t - lastProgress_ > idleLimit_)
+    throwHang(t, pe, "no progress for " + std::to_string(t - lastProgress_) +
+                     " cycles (no store, no atomic that changed memory, no program "
+                     "finished since cycle " + std::to_string(lastProgress_) +
+                     "; simulator parameter watchdog_cycles = " +
+                     std::to_string(cfg_.watchdog_cycles) + ")");
+  if (t > launchLimit_)
+    throwHang(t, pe, "the launch ran past max_launch_cycles = " +
+                     std::to_string(cfg_.max_launch_cycles));
+  if (!interruptCheck_)
+    return;
+  // Asking the host may take its lock (Python's GIL): a few times a second.
+  const auto wall = std::chrono::steady_clock::now();
+  if (wall - lastInterruptPoll_ < std::chrono::milliseconds(100))
+    return;
+  lastInterruptPoll_ = wall;
+  if (interruptCheck_())
+    throw FaultError(Fault{fault_kind::kInterrupted, -1, "", -1, "",
+                           "the host stopped the launch at cycle " + std::to_string(t)});
+}
+
+void Chip::throwHang(Cycle t, int32_t spinning, const std::string &why) const {
+  // Where each core is: the source line it last issued from, and what it
+  // waits for. The core whose clock tripped the watchdog (else the first
+  // one still running) names the fault.
+  Fault f{fault_kind::kHang, spinning, "riscv", -1, "", ""};
+  std::string where;
+  int shown = 0;
+  for (const auto &pe : pes_) {
+    const Core &c = pe->core();
+    if (!c.active() || c.finished())
+      continue;
+    if (f.pe < 0)
+      f.pe = pe->id();
+    if (shown++ < 8) {
+      std::string wait = c.waitReason();
+      where += "\n  PE " + std::to_string(pe->id()) + " core at line " +
+               std::to_string(c.line()) + ": " + (wait.empty() ? "running" : wait);
+    }
+  }
+  if (shown > 8)
+    where += "\n  ... and " + std::to_string(shown - 8) + " more";
+  if (f.pe >= 0 && pes_[size_t(f.pe)]->core().line() > 0)
+    f.line = pes_[size_t(f.pe)]->core().line();
+  f.message = "stopped at cycle " + std::to_string(t) + ": " + why + "; cores:" + where;
+  throw FaultError(f);
 }
 
 LaunchSummary Chip::summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t programs) {

@@ -120,6 +120,8 @@ void Config::validate() const {
           "must be >= 0");
   require(timing_only == 0 || timing_only == 1, "timing_only",
           "must be 0 or 1");
+  require(watchdog_cycles >= 0, "watchdog_cycles", "must be >= 0 (0: off)");
+  require(max_launch_cycles >= 0, "max_launch_cycles", "must be >= 0 (0: no limit)");
   require(fiber_stack_bytes >= 64 * 1024, "fiber_stack_bytes",
           "must be >= 64 KiB");
   require(trace_max_events >= 0, "trace_max_events", "must be >= 0");

@@ -243,6 +243,7 @@ void Core::runPrograms() {
                    std::to_string(replaceCb_));
       });
     ++programsRun;
+    chip.noteProgress(time_);
     chip.trace().program(pe_.id(), start, time_, pid);
   }
   if (activeCore_ == 1) // the last program ended on core 1
@@ -338,6 +339,9 @@ void Core::charge(int64_t cycles, uint64_t &counter) {
   busyCycles += uint64_t(cycles);
   if (activeCore_ == 1)
     core1BusyCycles += uint64_t(cycles);
+  // A loop of scalar code and commands that never blocks never yields to
+  // the event loop: the watchdog looks at this clock too.
+  pe_.chip().watch(time_, pe_.id());
 }
 
 void Core::checkCb(int32_t cb) const {

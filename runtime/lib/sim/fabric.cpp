@@ -216,6 +216,7 @@ DmaOutcome dmaAtomic(MemorySystem &mem, MemoryRequest &req, bool cas, RmwOp op, 
     mem.readUncached(req, uint64_t(n) * mem.inGranules(uint64_t(es)));
     mem.writeUncached(req, uint64_t(n) * mem.inGranules(uint64_t(es)));
     out.bytes = uint64_t(n * es);
+    out.changedMemory = n > 0;
     return out;
   }
   if (!elementsInBounds(mem, n, es, addrs, mask, out))
@@ -234,14 +235,19 @@ DmaOutcome dmaAtomic(MemorySystem &mem, MemoryRequest &req, bool cas, RmwOp op, 
         uint64_t a;
         std::memcpy(&a, addrs + i * 8, 8);
         uint8_t *p = reinterpret_cast<uint8_t *>(a);
+        uint8_t before[8];
+        std::memcpy(before, p, size_t(es));
         if (o)
-          std::memcpy(o, p, size_t(es));
+          std::memcpy(o, before, size_t(es));
         if (cas) {
           if (std::memcmp(p, cmp + i * es, size_t(es)) == 0)
             std::memcpy(p, value + i * es, size_t(es));
         } else {
           storeElement<D>(p, roundTo<D>(fn(loadElement<D>(p), loadElement<D>(value + i * es))));
         }
+        // The watchdog's progress: a spin on `atomic_add(flag, 0)` or a
+        // failing compare-and-swap changes nothing.
+        out.changedMemory |= std::memcmp(before, p, size_t(es)) != 0;
         mem.read(req, a, uint64_t(es));
         mem.write(req, a, uint64_t(es));
         out.bytes += uint64_t(es);

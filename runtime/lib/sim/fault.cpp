@@ -12,7 +12,7 @@ std::string Fault::describe() const {
                   ", command " + (command.empty() ? std::string("-") : command) +
                   "]";
   if (line >= 0)
-    s += " at " + file + ":" + std::to_string(line);
+    s += (file.empty() ? " at line " : " at " + file + ":") + std::to_string(line);
   return s;
 }
 

@@ -485,6 +485,9 @@ std::pair<Cycle, Cycle> Pe::executeFabric(const Command &c) {
                   out.badBytes, out.badAddress);
     fail(fault_kind::kOutOfBoundsDma, c, unit, msg);
   }
+  const bool stores = c.kind == CmdKind::DmaOut || c.kind == CmdKind::ScatterOut;
+  if ((stores && out.bytes > 0) || out.changedMemory)
+    chip_.noteProgress(now);
   // Data leaves the PE at fi_bytes_per_cycle; the memory servers may be
   // slower (contention) and add their latency.
   const MemoryTiming m = mem.finish(req);

@@ -688,6 +688,9 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     return success();
   }
   if (auto cost = dyn_cast<mtia::ScalarCyclesOp>(op)) {
+    // The simulator's watchdog names the line a loop of scalar code spins on.
+    if (!isa<func::FuncOp>(op.getParentOp()))
+      commandLine(cost.getLoc());
     line() << "scalarCycles(ctx, " << cost.getCycles() << ");\n";
     return success();
   }

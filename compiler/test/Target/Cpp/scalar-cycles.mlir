@@ -6,11 +6,14 @@
 // Y with the branch around the store's fence (mtia-order-memory); the loop
 // body pays its control (2),
 // two extsi, the multiply by the element size (a shift), the address add,
-// and the bound's subi, maxsi and minsi (1 each) per iteration.
+// and the bound's subi, maxsi and minsi (1 each) per iteration. In a loop
+// it names the loop's line first, so that the simulator's watchdog can say
+// where a loop of scalar code spins.
 // CHECK: extern "C" void mtia_kernel_row_mean(Ctx *ctx, const Arg *args) {
 // CHECK: const int32_t [[N:.*]] = static_cast<int32_t>(args[2].i);
 // CHECK-NEXT: scalarCycles(ctx, 26);
 // CHECK: for (int32_t
+// CHECK-NEXT: ctx->line = 26;
 // CHECK-NEXT: scalarCycles(ctx, 9);
 // CHECK-NOT: scalarCycles
 // CHECK: return;

@@ -28,6 +28,11 @@ public:
 
   /// Where device prints (printTile) go; stdout by default.
   void setPrintSink(sim::PrintSink sink) { chip_.setPrintSink(std::move(sink)); }
+  /// Asked a few times a second during a launch whether to stop it (an
+  /// `interrupted` fault); none by default.
+  void setInterruptCheck(sim::InterruptCheck check) {
+    chip_.setInterruptCheck(std::move(check));
+  }
 
   /// Launches kernel `name` of the shared object `soPath`, its programs
   /// dealt to the PEs by `mapping`.

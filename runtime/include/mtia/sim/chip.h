@@ -10,6 +10,8 @@
 //  - the launch ends when no event is left; its length is the last cycle at
 //    which anything happened (a command completed or a core finished);
 //  - if anything is then still waiting, the launch is a deadlock;
+//  - a launch without progress for watchdog_cycles (a spin), or past
+//    max_launch_cycles, is a hang; the host's InterruptCheck may stop it;
 //  - any fault stops the launch and is thrown as FaultError; the chip stays
 //    usable for the next launch.
 //
@@ -31,6 +33,7 @@
 #include "mtia/sim/zeroed_memory.h"
 
 #include <array>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -60,6 +63,9 @@ static_assert(kNumReportUnits == 1 + kNumUnits, "one report name per unit and th
 
 /// Where device prints go: one call per printTile, every line ending in \n.
 using PrintSink = std::function<void(const std::string &)>;
+/// Whether the host wants the launch in flight stopped (Ctrl-C). Called from
+/// the simulating thread, a few times a second of host time.
+using InterruptCheck = std::function<bool()>;
 
 struct LaunchSummary {
   Cycle cycles = 0;
@@ -102,9 +108,26 @@ public:
   /// Latest cycle anything happened at.
   void noteActivity(Cycle t) { lastActivity_ = std::max(lastActivity_, t); }
 
+  // The watchdog. Progress is a store, an atomic that changed memory or a
+  // finished program; a launch without any for watchdog_cycles, or running
+  // past max_launch_cycles, is a hang fault. Simulated time advances while a
+  // kernel spins, so the empty-queue deadlock check alone never fires.
+  void noteProgress(Cycle t) { lastProgress_ = std::max(lastProgress_, t); }
+  /// Checks the limits at cycle `t` (the event clock, or the clock of the
+  /// core on PE `pe` as it runs scalar code, which may never yield) and now
+  /// and then asks the InterruptCheck. Throws FaultError (hang, interrupted).
+  void watch(Cycle t, int32_t pe = -1) {
+    if ((t > lastProgress_ && t - lastProgress_ > idleLimit_) || t > launchLimit_ ||
+        (++watchCalls_ & kWatchPollMask) == 0)
+      watchSlow(t, pe);
+  }
+  void setInterruptCheck(InterruptCheck check) { interruptCheck_ = std::move(check); }
+
 private:
   void validate(const LaunchSpec &spec) const;
   [[noreturn]] void throwDeadlock() const;
+  void watchSlow(Cycle t, int32_t pe);
+  [[noreturn]] void throwHang(Cycle t, int32_t pe, const std::string &why) const;
   LaunchSummary summarize(const LaunchSpec &spec, int32_t pesUsed, int64_t programs);
 
   Config cfg_;
@@ -119,6 +142,11 @@ private:
   std::vector<std::unique_ptr<Pe>> pes_;
   std::optional<Fault> pendingFault_;
   Cycle lastActivity_ = 0;
+  Cycle lastProgress_ = 0, idleLimit_ = 0, launchLimit_ = 0;
+  static constexpr uint64_t kWatchPollMask = (1u << 14) - 1;
+  uint64_t watchCalls_ = 0;
+  InterruptCheck interruptCheck_;
+  std::chrono::steady_clock::time_point lastInterruptPoll_;
 
   // Launch-level counters; the totals over PEs are filled in by summarize.
   uint64_t cycles_ = 0, programs_ = 0, pesUsed_ = 0, eventsFired_ = 0;

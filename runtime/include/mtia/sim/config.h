@@ -93,6 +93,12 @@ namespace mtia::sim {
   X(int64_t, check_memory_order, 1,                                           \
     "[model] 1: a DMA that touches bytes an earlier DMA of its program on "  \
     "the other fabric unit has not finished with is a fault (sanitizer)")    \
+  X(int64_t, watchdog_cycles, 1ll << 28,                                      \
+    "[model] a launch in which nothing stores, no atomic changes memory and " \
+    "no program finishes for this many cycles is stopped as a hang; 0: off")  \
+  X(int64_t, max_launch_cycles, 0,                                            \
+    "[model] a launch still running at this cycle is stopped as a hang; "     \
+    "0: no limit")                                                            \
   X(int64_t, fiber_stack_bytes, 256 * 1024,                                   \
     "[model] native stack of each PE's kernel fiber")                         \
   X(int64_t, trace_max_events, 2000000,                                       \

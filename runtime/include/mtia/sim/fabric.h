@@ -34,6 +34,7 @@ struct DmaOutcome {
   bool outOfBounds = false;
   uint64_t badAddress = 0;  ///< first byte of the illegal access
   uint64_t badBytes = 0;    ///< its length
+  bool changedMemory = false; ///< an atomic changed a byte (timing-only: any atomic)
 };
 
 /// Whether `box` is well formed (rank 0..kMaxBoxRank, shape >= 0, valid <= shape; any

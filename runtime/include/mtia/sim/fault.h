@@ -29,6 +29,11 @@ inline constexpr const char *kAssert = "assert";
 /// The memory-order sanitizer (config check_memory_order) found a fabric
 /// command touching bytes an earlier one of its program is still moving.
 inline constexpr const char *kMemoryOrder = "memory-order hazard";
+/// The watchdog (config watchdog_cycles, max_launch_cycles) stopped a launch
+/// that makes no progress or runs too long: a spin on a flag nobody sets.
+inline constexpr const char *kHang = "hang";
+/// The host asked the launch to stop (Ctrl-C in Python).
+inline constexpr const char *kInterrupted = "interrupted";
 } // namespace fault_kind
 
 struct Fault {

@@ -157,6 +157,8 @@ public:
   /// What a suspended core waits for, for deadlock reports ("" if running).
   std::string waitReason() const;
   int32_t waitCb() const { return waitCb_; }
+  /// The kernel source line the generated code last stored in ctx->line.
+  int32_t line() const { return ctx_.line; }
 
   // The device API (device.h), running on the fiber's stack.
   void dmaIn(int32_t cb, DType t, uint64_t addr, const Box *box, const Operand *pad);
