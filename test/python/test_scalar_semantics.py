@@ -121,3 +121,30 @@ def test_bool_arithmetic_wraps_like_one_bit_integers():
     assert torch.equal(tile, want), (tile, want)
     assert torch.equal(scalar, want), (scalar, want)
     assert parity.item() == int(p.sum()) % 2
+
+
+@triton.jit
+def narrow_scalar_kernel(h_ptr, i_ptr, out_h_ptr, out_i_ptr):
+    h = tl.load(h_ptr)  # a float16 scalar
+    i = tl.load(i_ptr)  # an int8 scalar
+    tl.store(out_h_ptr + 0, tl.abs(h))
+    tl.store(out_h_ptr + 1, tl.maximum(h, tl.full([], 0.5, tl.float16)))
+    tl.store(out_h_ptr + 2, tl.minimum(h, tl.full([], 0.5, tl.float16)))
+    tl.store(out_h_ptr + 3, tl.sqrt(tl.abs(h).to(tl.float32)).to(tl.float16))
+    tl.store(out_i_ptr + 0, tl.minimum(i, tl.full([], 26, tl.int8)))
+    tl.store(out_i_ptr + 1, tl.maximum(i, tl.full([], -12, tl.int8)))
+    tl.store(out_i_ptr + 2, tl.abs(i))
+
+
+def test_narrow_scalars_in_library_calls():
+    """Scalar min / max / abs of float16 and int8 values: the generated C++
+    called std::fabs(_Float16) (ambiguous) and std::min(int8_t, int) (no
+    overload) and failed to build. Found by the fuzzer
+    (python -m triton_mtia.fuzz, seeds 316, 328, 385, 519 of 0..999)."""
+    h = torch.tensor([-3.25], dtype=torch.float16)
+    i = torch.tensor([-100], dtype=torch.int8)
+    out_h = torch.zeros(4, dtype=torch.float16)
+    out_i = torch.zeros(3, dtype=torch.int8)
+    narrow_scalar_kernel[(1, )](h, i, out_h, out_i)
+    assert out_h.tolist() == [3.25, 0.5, -3.25, torch.tensor(3.25).sqrt().half().item()]
+    assert out_i.tolist() == [-100, -12, 100]

@@ -370,10 +370,16 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
     return "static_cast<" + type + ">(static_cast<" + u + ">(" + operand(0) +
            ") " + sym.str() + " static_cast<" + u + ">(" + operand(1) + "))";
   };
+  // fn(a, b, ...) with every operand cast to one type: the operands' own
+  // (an integer constant prints as an int literal, and std::max(int8_t,
+  // int) has no overload), float for 16-bit floats (std::fabs and
+  // std::fmax of _Float16 are ambiguous; the result is rounded back below).
   auto call = [&](StringRef fn, unsigned n) {
+    Type argType = op.getOperand(0).getType();
+    std::string as = argType.isF16() || argType.isBF16() ? "float" : cppType(argType);
     std::string s = fn.str() + "(";
     for (unsigned i = 0; i < n; ++i)
-      s += (i ? ", " : "") + operand(i);
+      s += (i ? ", " : "") + ("static_cast<" + as + ">(" + operand(i) + ")");
     return s + ")";
   };
   auto cast = [&]() { return "static_cast<" + type + ">(" + operand(0) + ")"; };
