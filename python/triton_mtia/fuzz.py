@@ -10,8 +10,9 @@ bfloat16, which the interpreter computes on as bit patterns)
 under a mask with an odd bound and sometimes a lower bound, scalar loads,
 an expression tree of arithmetic, bitwise, shift, division, comparison,
 `tl.where`, cast and math ops, sometimes a loop with a loop-carried
-accumulator, and a store; sometimes a reduction (sum, max, min) or a scan
-(cumsum) as well. Every program is valid and defined: divisors are made
+accumulator, sometimes a branch on a loaded scalar, and a store; sometimes
+a reduction (sum, max, min) or a scan (cumsum) as well. Integer inputs
+hold the edges of their type (min, max, -1, 0, 1) at a few places. Every program is valid and defined: divisors are made
 non-zero, shift amounts below the width, floats cast to integers only after
 clamping (and NaN removed), so both sides must agree.
 
@@ -102,9 +103,11 @@ class Node:
             return self.text
         if self.op in ("+", "-", "*", "&", "|", "^", "/"):
             return f"({a[0]} {self.op} {a[1]})"
-        if self.op in ("//", "%"):
+        if self.op in ("//", "%") and is_int(self.dtype):
             # A divisor in [1, 127]: never zero, never -1.
             return f"({a[0]} {self.op} (({a[1]} & 127) | 1))"
+        if self.op == "%":  # float: C's fmod, x % 0 is NaN on both sides
+            return f"({a[0]} % {a[1]})"
         if self.op in ("<<", ">>"):
             return f"({a[0]} {self.op} ({a[1]} & {BITS[self.dtype] - 1}))"
         if self.op == "neg":
@@ -155,6 +158,7 @@ class Program:
     body: Node
     loop: Optional[Tuple[int, str]] = None  # (trip count, accumulate op)
     reduce: str = ""  # "", "sum", "max", "min", "cumsum"
+    branch: bool = False  # r doubled when the first element of in0 is positive
 
     def source(self) -> str:
         lines = ["import triton.language as tl", "", "",
@@ -175,7 +179,12 @@ class Program:
             lines.append(f"    for i in range({trips}):")
             lines.append(f"        acc = (acc {op} {expr}).to(tl.{self.body.dtype})")
             expr = "acc"
-        lines.append(f"    r = {expr}")
+        # Triton promotes some ops (float16 % float16 is float32): r takes the
+        # program's dtype, which a branch must keep.
+        lines.append(f"    r = ({expr}).to(tl.{self.body.dtype})" if self.branch else f"    r = {expr}")
+        if self.branch:
+            lines.append("    if tl.load(in0) > 0:")
+            lines.append(f"        r = (r + r).to(tl.{self.body.dtype})")
         lines.append("    tl.store(out_ptr + offs, r, mask=mask)")
         if self.reduce == "cumsum":
             lines.append("    c = tl.cumsum(tl.where(mask, r, 0).to(red_ptr.dtype.element_ty), axis=0)")
@@ -240,7 +249,9 @@ class Generator:
         reduce = ""
         if r.random() < 0.3:
             reduce = r.choice(["sum", "max", "min", "cumsum"])
-        return Program(self.seed, block, n, lo, programs, inputs, others, scalars, body, loop, reduce)
+        branch = r.random() < 0.2
+        return Program(self.seed, block, n, lo, programs, inputs, others, scalars, body, loop, reduce,
+                       branch)
 
     def _constant(self, t: str) -> str:
         if is_int(t):
@@ -275,7 +286,7 @@ class Generator:
         if is_int(t):
             ops += ["&", "|", "^", "<<", ">>", "//", "%"]
         else:
-            ops += ["/", "sqrt", "floor", "ceil"]
+            ops += ["/", "%", "sqrt", "floor", "ceil"]
         op = r.choice(ops)
         sub = lambda u=t: self.expr(u, depth - 1)  # noqa: E731
         if op == "cast":
@@ -308,6 +319,10 @@ def _inputs(p: Program):
             if BITS[t] >= 32 and torch.rand(1, generator=g).item() < 0.5:
                 lo, hi = max(lo, -1000), min(hi, 1000)  # small values too
             wide = torch.randint(lo, hi, (size, ), generator=g, dtype=torch.int64)
+            # The edges of the type: min, max, -1, 0, 1 at a few places.
+            edges = [lo, hi - 1, 0, 1] + ([-1] if lo < 0 else [])
+            where = torch.randint(0, size, (len(edges), ), generator=g)
+            wide[where] = torch.tensor(edges, dtype=torch.int64)
             if t == "uint32":
                 x = wide.to(torch.int64).to(torch.uint32)
             else:
@@ -458,6 +473,8 @@ def candidates(p: Program):
         yield dataclasses.replace(p, loop=None)
     if p.reduce:
         yield dataclasses.replace(p, reduce="")
+    if p.branch:
+        yield dataclasses.replace(p, branch=False)
     if p.lo >= 0:
         yield dataclasses.replace(p, lo=-1)
     if p.programs > 1:
