@@ -4,7 +4,9 @@ backend and under upstream's interpreter (Triton imported with
 
     python -m triton_mtia.fuzz --seed 1 --count 200 --out fuzz-out --json fuzz.json
 
-Each program is one kernel over a 1-D block: loads of up to four inputs of
+Each program is one kernel over a 1-D block, or a 2-D [BLOCK, BLOCK] tile
+of a matrix (with tl.trans, and sometimes a tl.dot at the root, whose sum
+is compared with a tolerance): loads of up to four inputs of
 random dtypes (int8 ... int64, uint8, uint32, float32, float16; not
 bfloat16, which the interpreter computes on as bit patterns)
 under a mask with an odd bound and sometimes a lower bound, scalar loads,
@@ -133,6 +135,10 @@ class Node:
             return f"{a[0]}.to({t})"
         if self.op in MATH:
             return MATH[self.op].format(x=a[0])
+        if self.op == "trans":
+            return f"tl.trans({a[0]})"
+        if self.op == "dot":  # square tiles; float32 products, any summation order
+            return f"tl.dot({a[0]}.to(tl.float32), {a[1]}.to(tl.float32), input_precision='ieee')"
         raise ValueError(self.op)
 
     def nodes(self):
@@ -143,6 +149,11 @@ class Node:
     @property
     def approx(self) -> bool:
         return any(n.op in MATH for n in self.nodes())
+
+    @property
+    def summed(self) -> bool:
+        """Holds a dot, whose summation order is the implementation's."""
+        return any(n.op == "dot" for n in self.nodes())
 
 
 @dataclasses.dataclass
@@ -159,23 +170,39 @@ class Program:
     loop: Optional[Tuple[int, str]] = None  # (trip count, accumulate op)
     reduce: str = ""  # "", "sum", "max", "min", "cumsum"
     branch: bool = False  # r doubled when the first element of in0 is positive
+    rank: int = 1  # 2: [BLOCK, BLOCK] tiles of an (n, n2) matrix, a program per tile
+    n2: int = 1  # columns (rank 2)
+    cols: int = 1  # programs along the columns (rank 2)
+
+    @property
+    def size(self) -> int:
+        """Elements of each input and output buffer."""
+        return self.block * self.programs * (self.block * self.cols if self.rank == 2 else 1)
 
     def source(self) -> str:
+        shape = "[BLOCK]" if self.rank == 1 else "[BLOCK, BLOCK]"
         lines = ["import triton.language as tl", "", "",
-                 "def kernel(in0, in1, in2, in3, out_ptr, red_ptr, n, lo, BLOCK: tl.constexpr):",
-                 "    pid = tl.program_id(0)",
-                 "    offs = pid * BLOCK + tl.arange(0, BLOCK)"]
-        mask = "offs < n" if self.lo < 0 else "(offs < n) & (offs >= lo)"
-        lines.append(f"    mask = {mask}")
+                 "def kernel(in0, in1, in2, in3, out_ptr, red_ptr, n, n2, lo, BLOCK: tl.constexpr):",
+                 "    pid = tl.program_id(0)"]
+        if self.rank == 1:
+            lines.append("    offs = pid * BLOCK + tl.arange(0, BLOCK)")
+            lines.append("    mask = offs < n" + ("" if self.lo < 0 else " & (offs >= lo)"))
+        else:
+            # Row-major (n, n2) in a buffer of num_programs(1) * BLOCK columns.
+            lines += ["    rm = pid * BLOCK + tl.arange(0, BLOCK)",
+                      "    rn = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)",
+                      "    offs = rm[:, None] * (tl.num_programs(1) * BLOCK) + rn[None, :]"]
+            lines.append("    mask = (rm[:, None] < n) & (rn[None, :] < n2)" +
+                         ("" if self.lo < 0 else " & (rm[:, None] >= lo)"))
         for i, t in enumerate(self.inputs):
             lines.append(f"    a{i} = tl.load(in{i} + offs, mask=mask, other={self.others[i]})")
         for i, t in enumerate(self.scalars):
             lines.append(f"    s{i} = tl.load(in{i} + (pid % 7))")
-        expr = self.body.render()
+        expr = self.body.render().replace("SHAPE", shape)
         if self.loop:
             trips, op = self.loop
             start = 1 if op == "*" else 0
-            lines.append(f"    acc = tl.full([BLOCK], {start}, dtype=tl.{self.body.dtype})")
+            lines.append(f"    acc = tl.full({shape}, {start}, dtype=tl.{self.body.dtype})")
             lines.append(f"    for i in range({trips}):")
             lines.append(f"        acc = (acc {op} {expr}).to(tl.{self.body.dtype})")
             expr = "acc"
@@ -186,9 +213,13 @@ class Program:
             lines.append("    if tl.load(in0) > 0:")
             lines.append(f"        r = (r + r).to(tl.{self.body.dtype})")
         lines.append("    tl.store(out_ptr + offs, r, mask=mask)")
+        # Reductions and scans run along the last axis; one result per row
+        # of each program.
+        axis = self.rank - 1
+        slot = "pid" if self.rank == 1 else "rm * tl.num_programs(1) + tl.program_id(1)"
         if self.reduce == "cumsum":
-            lines.append("    c = tl.cumsum(tl.where(mask, r, 0).to(red_ptr.dtype.element_ty), axis=0)")
-            lines.append("    tl.store(red_ptr + offs, c, mask=offs < n)")
+            lines.append(f"    c = tl.cumsum(tl.where(mask, r, 0).to(red_ptr.dtype.element_ty), axis={axis})")
+            lines.append("    tl.store(red_ptr + offs, c, mask=mask)")
         elif self.reduce:
             # The masked-off lanes take the neutral element of the reduction;
             # a sum adds in the wide dtype of the buffer (no overflow).
@@ -196,7 +227,7 @@ class Program:
             lines.append(f"    v = tl.where(mask, r, {fill[self.reduce]})")
             if self.reduce == "sum":
                 lines.append("    v = v.to(red_ptr.dtype.element_ty)")
-            lines.append(f"    tl.store(red_ptr + pid, tl.{self.reduce}(v, axis=0))")
+            lines.append(f"    tl.store(red_ptr + {slot}, tl.{self.reduce}(v, axis={axis}))")
         return "\n".join(lines) + "\n"
 
     def _extreme(self, low: bool) -> str:
@@ -220,6 +251,10 @@ class Program:
     def approx(self) -> bool:
         return self.body.approx
 
+    @property
+    def summed(self) -> bool:
+        return self.body.summed
+
 
 class Generator:
     """Random programs, deterministic in the seed."""
@@ -231,18 +266,30 @@ class Generator:
     def program(self) -> Program:
         r = self.r
         inputs = [r.choice(DTYPES) for _ in range(r.randint(1, 4))]
-        scalars = inputs[:r.randint(0, min(2, len(inputs)))]
-        block = r.choice([16, 32, 64, 128, 256])
-        programs = r.randint(1, 4)
+        rank = 2 if r.random() < 0.3 else 1
+        self.rank = rank
+        if rank == 1:
+            block = r.choice([16, 32, 64, 128, 256])
+            programs, cols = r.randint(1, 4), 1
+            n2 = 1
+        else:
+            block = r.choice([8, 16, 32])
+            programs, cols = r.randint(1, 3), r.randint(1, 3)
+            n2 = r.randint(1, block * cols)
         n = r.randint(1, block * programs)
         lo = r.randint(0, n) if r.random() < 0.3 else -1
+        # Scalar loads in 1-D programs (a scalar has no tl.trans).
+        scalars = inputs[:r.randint(0, min(2, len(inputs)))] if rank == 1 else []
         others = [self._constant(t) for t in inputs]
         self.inputs, self.scalars = inputs, scalars
         out = r.choice(inputs) if r.random() < 0.6 else r.choice(DTYPES)
         body = self.expr(out, r.randint(1, 5))
-        if r.random() < 0.2 and not body.approx:
-            body = Node(r.choice(list(MATH)), "float32", [self.cast(body, "float32")]) \
-                if out == "float32" else body
+        if r.random() < 0.2 and not body.approx and out == "float32":
+            body = Node(r.choice(list(MATH)), "float32", [self.cast(body, "float32")])
+        elif rank == 2 and out == "float32" and r.random() < 0.3:
+            # A dot at the root: what follows it would magnify the summation
+            # order's rounding differences.
+            body = Node("dot", "float32", [self.expr(r.choice(FLOATS), 2), self.expr(r.choice(FLOATS), 2)])
         loop = None
         if r.random() < 0.2:
             loop = (r.randint(1, 4), r.choice(["+", "^", "*"] if is_int(out) else ["+", "*"]))
@@ -251,7 +298,7 @@ class Generator:
             reduce = r.choice(["sum", "max", "min", "cumsum"])
         branch = r.random() < 0.2
         return Program(self.seed, block, n, lo, programs, inputs, others, scalars, body, loop, reduce,
-                       branch)
+                       branch, rank, n2, cols)
 
     def _constant(self, t: str) -> str:
         if is_int(t):
@@ -272,8 +319,8 @@ class Generator:
             return self.cast(src, t)
         if is_int(t):
             lo, hi = (0, 100) if is_unsigned(t) else (-100, 100)
-            return Node("leaf", t, text=f"tl.full([BLOCK], {r.randint(lo, hi)}, tl.{t})")
-        return Node("leaf", t, text=f"tl.full([BLOCK], {r.choice([0.5, -3.25, 1e4, 0.0])}, tl.{t})")
+            return Node("leaf", t, text=f"tl.full(SHAPE, {r.randint(lo, hi)}, tl.{t})")
+        return Node("leaf", t, text=f"tl.full(SHAPE, {r.choice([0.5, -3.25, 1e4, 0.0])}, tl.{t})")
 
     def cast(self, x: Node, t: str) -> Node:
         return x if x.dtype == t else Node("cast", t, [x])
@@ -283,6 +330,8 @@ class Generator:
         if depth <= 0 or r.random() < 0.15:
             return self.leaf(t)
         ops = ["+", "-", "*", "maximum", "minimum", "where", "cast", "abs", "neg"]
+        if self.rank == 2:
+            ops.append("trans")
         if is_int(t):
             ops += ["&", "|", "^", "<<", ">>", "//", "%"]
         else:
@@ -295,7 +344,7 @@ class Generator:
             u = r.choice(DTYPES)
             cmp = r.choice(["<", "<=", ">", ">=", "==", "!="])
             return Node("where", t, [sub(u), sub(u), sub(), sub()], extra=cmp)
-        if op in ("abs", "neg", "sqrt", "floor", "ceil"):
+        if op in ("abs", "neg", "sqrt", "floor", "ceil", "trans"):
             if op == "neg" and is_unsigned(t):
                 op = "abs"
             return Node(op, t, [sub()])
@@ -310,7 +359,7 @@ class Generator:
 def _inputs(p: Program):
     import torch
     g = torch.Generator().manual_seed(p.seed)
-    size = p.block * p.programs
+    size = p.size
     tensors = []
     for t in p.inputs:
         if is_int(t):
@@ -349,10 +398,9 @@ def _load(source: str, path: str):
 
 def _run(kernel, p: Program, inputs):
     import torch
-    size = p.block * p.programs
-    out = torch.full((size, ), 3, dtype=getattr(torch, p.body.dtype))
-    red = torch.full((size, ), 5, dtype=getattr(torch, p.red_dtype))
-    kernel[(p.programs, )](*inputs, out, red, p.n, max(p.lo, 0), BLOCK=p.block)
+    out = torch.full((p.size, ), 3, dtype=getattr(torch, p.body.dtype))
+    red = torch.full((p.size, ), 5, dtype=getattr(torch, p.red_dtype))
+    kernel[(p.programs, p.cols)](*inputs, out, red, p.n, p.n2, max(p.lo, 0), BLOCK=p.block)
     return out, red
 
 
@@ -448,9 +496,9 @@ def evaluate(p: Program, workdir: str) -> Dict:
         return {"outcome": kind, "detail": str(e)[:600]}
     except (CompilationError, Exception) as e:
         return {"outcome": "error", "detail": f"{type(e).__name__}: {str(e)[:600]}"}
-    ok, why = _same(got[0], want[0], p.approx, False)
+    ok, why = _same(got[0], want[0], p.approx, p.summed)
     if ok and p.reduce:
-        ok, why = _same(got[1], want[1], p.approx, p.reduce in ("sum", "cumsum"))
+        ok, why = _same(got[1], want[1], p.approx, p.summed or p.reduce in ("sum", "cumsum"))
         why = "reduction: " + why
     return {"outcome": "ok" if ok else "wrong", "detail": why}
 
@@ -479,6 +527,8 @@ def candidates(p: Program):
         yield dataclasses.replace(p, lo=-1)
     if p.programs > 1:
         yield dataclasses.replace(p, programs=1, n=min(p.n, p.block))
+    if p.cols > 1:
+        yield dataclasses.replace(p, cols=1, n2=min(p.n2, p.block))
     for node in p.body.nodes():
         for a in node.args:
             if a.dtype == node.dtype:
