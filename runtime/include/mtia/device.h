@@ -603,6 +603,22 @@ template <class To, class From> inline To floatToInt(From v) {
     return std::numeric_limits<To>::min();
   return static_cast<To>(d);
 }
+/// IEEE 754-2019 maximum / minimum (tl.maximum / tl.minimum with
+/// propagate_nan=ALL): NaN if either is NaN, and -0 < +0.
+template <class V> inline V maximumOf(V x, V y) {
+  if (std::isnan(x) || std::isnan(y))
+    return std::numeric_limits<V>::quiet_NaN();
+  if (x == y)
+    return std::signbit(x) ? y : x;
+  return x > y ? x : y;
+}
+template <class V> inline V minimumOf(V x, V y) {
+  if (std::isnan(x) || std::isnan(y))
+    return std::numeric_limits<V>::quiet_NaN();
+  if (x == y)
+    return std::signbit(x) ? x : y;
+  return x < y ? x : y;
+}
 
 //===----------------------------------------------------------------------===//
 // bfloat16 rounding: the one definition, shared by the simulator

@@ -38,20 +38,6 @@ constexpr size_t kNumReduceOps = sizeof(kReduceNames) / sizeof(kReduceNames[0]);
 
 template <class V> constexpr bool kIsInt = std::is_integral_v<V> && !std::is_same_v<V, bool>;
 
-template <class V> V maximumOf(V x, V y) {
-  if (std::isnan(x) || std::isnan(y))
-    return std::numeric_limits<V>::quiet_NaN();
-  if (x == y)
-    return std::signbit(x) ? y : x;
-  return x > y ? x : y;
-}
-template <class V> V minimumOf(V x, V y) {
-  if (std::isnan(x) || std::isnan(y))
-    return std::numeric_limits<V>::quiet_NaN();
-  if (x == y)
-    return std::signbit(x) ? x : y;
-  return x < y ? x : y;
-}
 
 /// Wrapping two's-complement arithmetic in the width of V.
 template <class V> V wrap(uint64_t x) {

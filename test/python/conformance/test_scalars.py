@@ -46,3 +46,36 @@ def test_constexpr_specialisation(scale, mode, n):
     offs = torch.arange(n).float()
     ref = (offs * scale * 0.5)**2 if mode == "square" else offs + scale - 0.5
     torch.testing.assert_close(out, ref)
+
+
+@triton.jit
+def nan_policies_kernel(x_ptr, out_ptr, lo, hi):
+    x = tl.load(x_ptr)  # a scalar, so the core computes it
+    y = tl.load(x_ptr + 1)
+    tl.store(out_ptr + 0, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + 1, tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + 2, tl.maximum(x, y, propagate_nan=tl.PropagateNan.NONE))
+    tl.store(out_ptr + 3, tl.minimum(x, y))
+    tl.store(out_ptr + 4, tl.clamp(x, lo, hi, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + 5, tl.clamp(y, lo, hi))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("x, y", [(float("nan"), 2.0), (-0.0, 0.0), (3.0, -1.5)])
+def test_scalar_min_max_nan_policies(dtype, x, y):
+    """tl.maximum / minimum / clamp with propagate_nan=ALL or NONE on scalars:
+    the C++ emitter had no arith.maximumf / minimumf, and float16 scalars
+    built std::fmax(_Float16, ...) calls that do not compile (conformance
+    round three, item 4). ALL propagates NaN and orders -0 < +0; NONE
+    returns the other operand of a NaN."""
+    xs = torch.tensor([x, y], dtype=dtype)
+    out = torch.zeros(6, dtype=dtype)
+    nan_policies_kernel[(1, )](xs, out, -1.0, 2.5)
+    a, b = xs.float()
+    lo, hi = torch.tensor(-1.0), torch.tensor(2.5)
+    want = [torch.maximum(a, b), torch.minimum(a, b), torch.fmax(a, b), torch.fmin(a, b),
+            torch.minimum(torch.maximum(a, lo), hi), torch.clamp(b, -1.0, 2.5)]
+    got = out.float()
+    for i, w in enumerate(want):
+        w = w.to(dtype).float()
+        assert (got[i].isnan() and w.isnan()) or (got[i] == w and got[i].signbit() == w.signbit()), (i, got, want)

@@ -422,6 +422,9 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
           .Case<arith::MinSIOp>([&](auto) { return call("std::min", 2); })
           .Case<arith::MaxNumFOp>([&](auto) { return call("std::fmax", 2); })
           .Case<arith::MinNumFOp>([&](auto) { return call("std::fmin", 2); })
+          // NaN-propagating, -0 < +0: device.h's, the SE's.
+          .Case<arith::MaximumFOp>([&](auto) { return call("maximumOf", 2); })
+          .Case<arith::MinimumFOp>([&](auto) { return call("minimumOf", 2); })
           .Case<arith::NegFOp>([&](auto) { return "(-" + operand(0) + ")"; })
           .Case<arith::SelectOp>([&](auto) {
             return "(" + operand(0) + " ? " + operand(1) + " : " + operand(2) + ")";
