@@ -275,3 +275,28 @@ def test_ctrl_c_stops_a_launch(tmp_path):
     lines = run.stdout.split("\n")
     assert lines[0].startswith("interrupted after"), run.stdout
     assert lines[1] == "healthy", run.stdout
+
+
+@triton.jit
+def reserved_names_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tile = tl.load(x_ptr + offs)
+    vec = tile * 2
+    ctx = tl.sum(vec)
+    int = ctx + 1  # noqa: A001 - the point of the test
+    values = int * 2
+    values_1 = values + 1
+    new = values_1 + tl.load(x_ptr + 1)
+    tl.store(out_ptr, new + values)
+
+
+def test_variables_named_like_cpp_names():
+    """Python variables named `ctx`, `int`, `new`, `tile`, `vec`, or
+    `values_1` beside two `values`, redefined or shadowed names of the
+    generated C++, which then failed to build (conformance round three,
+    item 5: the emitter, not clang, must get names right)."""
+    x = torch.arange(4.0)
+    out = torch.zeros(1)
+    reserved_names_kernel[(1, )](x, out, N=4)
+    values = ((x * 2).sum() + 1) * 2
+    assert out.item() == (values + 1 + x[1] + values).item()

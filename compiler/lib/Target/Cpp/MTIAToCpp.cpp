@@ -19,6 +19,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -109,6 +110,46 @@ std::string nameHint(Location loc) {
   return clean;
 }
 
+/// Identifiers a kernel's variable must not take: C++'s keywords and
+/// alternative tokens, macros of the C headers device.h includes, and the
+/// names the generated code refers to (the kernel's parameters, the device
+/// API of mtia/device.h). A Python variable named `ctx`, `int`, `new` or
+/// `tile` would otherwise redefine or shadow one of them.
+bool isReservedName(StringRef name) {
+  static const llvm::StringSet<> reserved = {
+      // C++17 keywords and alternative tokens a Python name can spell.
+      "alignas", "alignof", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "case", "catch",
+      "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast",
+      "decltype", "default", "delete", "do", "double", "dynamic_cast", "enum", "explicit",
+      "export", "extern", "float", "friend", "goto", "inline", "int", "long", "mutable",
+      "namespace", "new", "noexcept", "not_eq", "nullptr", "operator", "or_eq", "private",
+      "protected", "public", "register", "reinterpret_cast", "short", "signed", "sizeof",
+      "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+      "thread_local", "throw", "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "xor", "xor_eq", "true", "false",
+      // Macros of <cmath>, <cstdint>, <cstring>, <limits>.
+      "NULL", "NAN", "INFINITY", "HUGE_VAL", "HUGE_VALF", "errno", "assert",
+      // The generated code's own names.
+      "ctx", "args", "std", "mtia", "_Float16", "__bf16",
+      // mtia/device.h.
+      "Arg", "Box", "Ctx", "DType", "DeviceOps", "Fence", "KernelEntry", "KernelInfo",
+      "Operand", "ReDir", "ReduceOp", "RmwOp", "SeOp", "Shape", "dtypeIsFloat", "dtypeSize",
+      "kDeviceAbiVersion", "kMaxBoxRank", "kMaxCbs", "kMaxRank", "assertTile", "atomicCas",
+      "atomicRmw", "barrier", "bf16FromDouble", "bf16FromFloat", "bitsOf", "cbPop",
+      "divSigned", "divUnsigned", "dmaIn", "dmaOut", "dpe", "e4m3FromFloat", "e5m2FromFloat",
+      "fence", "floatFromE4m3", "floatFromE5m2", "floatFromFp8", "floatOf",
+      "floatRoundedToOdd", "floatToInt", "fp8FromFloat", "gatherIn", "immFloat", "immInt",
+      "maximumOf", "mayAlias", "minimumOf", "mluCopy", "numPrograms", "onCore", "printTile",
+      "programId", "reRecv", "reSend", "readFloat", "readInt", "remSigned", "remUnsigned",
+      "replaceFront", "roundToE4m3", "roundToE5m2", "scalarCycles", "scatterOut", "se",
+      "seGather", "seHistogram", "seIota", "seReduce", "seScan", "shiftLeft",
+      "shiftRightSigned", "shiftRightUnsigned", "tile", "vec", "view", "viewAt"};
+  // Identifiers with a double underscore, or an underscore and a capital
+  // first, belong to the implementation.
+  return reserved.contains(name) || name.contains("__") ||
+         (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])));
+}
+
 class CppEmitter {
 public:
   CppEmitter(raw_ostream &os) : os(os) {}
@@ -138,6 +179,7 @@ private:
   unsigned indent = 2;
   DenseMap<Value, std::string> names;
   llvm::StringMap<unsigned> used;
+  llvm::StringSet<> taken;
   llvm::StringMap<std::vector<std::string>> sourceFiles;
   std::string lastSource;
   /// The source line the generated code last stored in `ctx->line` on this
@@ -152,14 +194,22 @@ std::string CppEmitter::name(Value v) {
   return "/*undefined*/";
 }
 
-/// Picks a fresh variable name for `v`.
+/// Picks a fresh variable name for `v`: Triton's name for it where it has
+/// one (with a `v` in front of a reserved one), numbered from the second use
+/// on, and never a name already given (a Python variable may be called
+/// `values_1` beside a second `values`).
 std::string CppEmitter::declare(Value v) {
   std::string base = nameHint(v.getLoc());
   if (base.empty())
     base = "v";
+  else if (isReservedName(base))
+    base = "v_" + base;
   unsigned &count = used[base];
-  std::string n = count == 0 && base != "v" ? base : base + "_" + std::to_string(count);
-  ++count;
+  std::string n;
+  do {
+    n = count == 0 && base != "v" ? base : base + "_" + std::to_string(count);
+    ++count;
+  } while (!taken.insert(n).second || isReservedName(n));
   names[v] = n;
   return n;
 }
