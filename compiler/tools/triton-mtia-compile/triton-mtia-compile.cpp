@@ -228,6 +228,7 @@ int main(int argc, char **argv) {
     lowering.rematerialize = rematerialize;
     lowering.indexMath = !noIndexMath;
     pm.addPass(triton_mtia::tt::createTTI1ArithToLogic());
+    pm.addPass(triton_mtia::tt::createTTDecomposeCat());
     pm.addPass(triton_mtia::tt::createTTDecomposeDotScaled());
     pm.addPass(triton_mtia::createConvertTTToMTIA(lowering));
     pm.addPass(createCanonicalizerPass());

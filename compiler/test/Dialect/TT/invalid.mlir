@@ -41,3 +41,11 @@ tt.func @load_mask_shape(%p: tensor<8x!tt.ptr<f32>>, %m: tensor<4xi1>) {
   %v = "tt.load"(%p, %m) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<8x!tt.ptr<f32>>, tensor<4xi1>) -> tensor<8xf32>
   tt.return
 }
+
+// -----
+
+tt.func @cat_wrong_shape(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<12xf32> {
+  // expected-error @+1 {{result must be the operands joined along dimension 0}}
+  %c = tt.cat %a, %b : tensor<8xf32> -> tensor<12xf32>
+  tt.return %c : tensor<12xf32>
+}

@@ -71,6 +71,18 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
+LogicalResult CatOp::verify() {
+  auto srcType = cast<RankedTensorType>(getLhs().getType());
+  auto resultType = cast<RankedTensorType>(getType());
+  if (srcType.getRank() < 1 || srcType.getRank() != resultType.getRank() ||
+      srcType.getElementType() != resultType.getElementType())
+    return emitOpError("result must have the operands' rank and element type");
+  for (int64_t d = 0; d < srcType.getRank(); ++d)
+    if (resultType.getDimSize(d) != srcType.getDimSize(d) * (d == 0 ? 2 : 1))
+      return emitOpError("result must be the operands joined along dimension 0");
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   if (getSrcs().empty())
     return emitOpError("needs at least one operand");

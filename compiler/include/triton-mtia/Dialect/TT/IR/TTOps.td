@@ -134,6 +134,15 @@ def TT_JoinOp : TT_Op<"join", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
 }
 
+// tl.cat(a, b, can_reorder=True): the two tensors along dimension 0, in any
+// element order (tt-decompose-cat chooses a then b).
+def TT_CatOp : TT_Op<"cat", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def TT_SplitOp : TT_Op<"split", [Pure, AllTypesMatch<["outLHS", "outRHS"]>]> {
   let arguments = (ins AnyRankedTensor:$src);
   let results = (outs AnyRankedTensor:$outLHS, AnyRankedTensor:$outRHS);

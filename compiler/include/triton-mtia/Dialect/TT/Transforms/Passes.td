@@ -44,6 +44,19 @@ def TTSplitBlocks : Pass<"tt-split-blocks", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def TTDecomposeCat : Pass<"tt-decompose-cat", "::mlir::ModuleOp"> {
+  let summary = "Rewrite tt.cat as tt.join, tt.trans and tt.reshape";
+  let description = [{
+    tt.cat (tl.cat with can_reorder=True) may order the elements of its
+    result as it likes; this takes the order of a concatenation, a's
+    elements then b's, which is what the interpreter and Triton 3.10's
+    deterministic tl.cat give: join to [d0, ..., 2], bring the new
+    dimension to the front, and reshape [2, d0, ...] to [2 * d0, ...]. The
+    lowering then does with these ops what it does for any kernel that uses
+    them.
+  }];
+}
+
 def TTI1ArithToLogic : Pass<"tt-i1-arith-to-logic", "::mlir::ModuleOp"> {
   let summary = "Rewrite integer arithmetic on i1 as the logic op it equals";
   let description = [{
