@@ -112,3 +112,25 @@ def test_early_return(gen):
     ref = x.clone()
     ref[(torch.arange(1000) // 64) % 3 == 0] = 0.0
     torch.testing.assert_close(out, ref)
+
+
+@triton.jit
+def uniform_accumulator_kernel(x_ptr, out_ptr, n, TRIPS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    s = tl.load(x_ptr + 3)
+    acc = tl.full([BLOCK], 0, dtype=tl.uint8)
+    for i in range(TRIPS):
+        acc = (acc + s).to(tl.uint8)
+    tl.store(out_ptr + offs, acc, mask=offs < n)
+
+
+def test_loop_carried_tile_advanced_by_a_scalar_is_data():
+    """A tile that a loop only advances by a scalar looks like a carried
+    offset tensor; stored as data, it failed to compile ('value used before
+    it was lowered'). Found by the fuzzer (seed 947 of 0..9999)."""
+    x = torch.arange(16, dtype=torch.uint8) * 50
+    out = torch.zeros(16, dtype=torch.uint8)
+    uniform_accumulator_kernel[(1, )](x, out, 10, TRIPS=4, BLOCK=16)
+    want = torch.zeros(16, dtype=torch.uint8)
+    want[:10] = (150 * 4) % 256
+    assert torch.equal(out, want)

@@ -148,6 +148,14 @@ bool KernelLowering::isCarriedAddress(scf::ForOp loop, unsigned i) {
     for (OpOperand &use : v.getUses())
       if (!addressUse(use))
         result = false;
+  if (!result) {
+    // Answers found while this one was provisionally yes may rest on it
+    // (`acc += s` yielded, its sum judged address-only through the yield,
+    // then `acc` stored as data): drop every memo and recompute. Each
+    // iter_arg can fail only once, so this happens a bounded number of times.
+    addressOnly.clear();
+    carriedAddress.clear();
+  }
   carriedAddress[arg] = result;
   return result;
 }
