@@ -43,3 +43,27 @@ tt.func public @row_mean(%X: !tt.ptr<f32>, %Y: !tt.ptr<f32>, %N: i32) {
   tt.store %Y, %mean : !tt.ptr<f32>
   tt.return
 }
+
+// A tile that the loop only advances by a scalar, then stores, is data
+// (a carried offset tensor would have been a scalar base): it lives in a CB.
+// CHECK-LABEL: func.func @uniform_accumulator(
+// CHECK: scf.for
+// CHECK-NEXT: mtia.se "Add" %{{.*}} : i8 {cb = [[ACC:[0-9]+]] : i64, elemType = i8, shape = array<i64: 16>
+// CHECK: mtia.dma_out %{{.*}} strides(%{{.*}}) valid(%{{.*}}) {cb = [[ACC]] : i64
+tt.func public @uniform_accumulator(%x: !tt.ptr<i8>, %out: !tt.ptr<i8>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %zero = arith.constant dense<0> : tensor<16xi8>
+  %s = tt.load %x : !tt.ptr<i8>
+  %acc = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %zero) -> (tensor<16xi8>) : i32 {
+    %ss = tt.splat %s : i8 -> tensor<16xi8>
+    %b = arith.addi %a, %ss : tensor<16xi8>
+    scf.yield %b : tensor<16xi8>
+  }
+  %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %os = tt.splat %out : !tt.ptr<i8> -> tensor<16x!tt.ptr<i8>>
+  %p = tt.addptr %os, %r : tensor<16x!tt.ptr<i8>>, tensor<16xi32>
+  tt.store %p, %acc : tensor<16x!tt.ptr<i8>>
+  tt.return
+}
