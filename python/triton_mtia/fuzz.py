@@ -13,7 +13,10 @@ under a mask with an odd bound and sometimes a lower bound, scalar loads,
 an expression tree of arithmetic, bitwise, shift, division, comparison,
 `tl.where`, cast and math ops, sometimes a loop with a loop-carried
 accumulator, sometimes a branch on a loaded scalar, and a store; sometimes
-a reduction (sum, max, min) or a scan (cumsum) as well. Integer inputs
+a reduction (sum, max, min) or a scan (cumsum) as well, and sometimes loads
+after stores to the same addresses in one program (the block read back
+reversed or shifted and stored over, in-place updates in a loop, a scalar
+store read back: a program must read its own writes). Integer inputs
 hold the edges of their type (min, max, -1, 0, 1) at a few places. Every program is valid and defined: divisors are made
 non-zero, shift amounts below the width, floats cast to integers only after
 clamping (and NaN removed), so both sides must agree.
@@ -171,6 +174,11 @@ class Program:
     reduce: str = ""  # "", "sum", "max", "min", "cumsum"
     branch: bool = False  # r doubled when the first element of in0 is positive
     rank: int = 1  # 2: [BLOCK, BLOCK] tiles of an (n, n2) matrix, a program per tile
+    # A program that reads its own writes (rank 1): "" none, "reverse" (the
+    # block read back in reverse and stored over), "shift" (each element
+    # reads its right neighbour's store), "rmw" (two in-place updates in a
+    # loop), "scalar" (a scalar store read back).
+    memory: str = ""
     n2: int = 1  # columns (rank 2)
     cols: int = 1  # programs along the columns (rank 2)
 
@@ -213,6 +221,7 @@ class Program:
             lines.append("    if tl.load(in0) > 0:")
             lines.append(f"        r = (r + r).to(tl.{self.body.dtype})")
         lines.append("    tl.store(out_ptr + offs, r, mask=mask)")
+        lines += self._memory_lines()
         # Reductions and scans run along the last axis; one result per row
         # of each program.
         axis = self.rank - 1
@@ -229,6 +238,32 @@ class Program:
                 lines.append("    v = v.to(red_ptr.dtype.element_ty)")
             lines.append(f"    tl.store(red_ptr + {slot}, tl.{self.reduce}(v, axis={axis}))")
         return "\n".join(lines) + "\n"
+
+    def _memory_lines(self) -> List[str]:
+        """Loads after stores to the same addresses, within one program (the
+        language orders them; across programs they would race)."""
+        t = f"tl.{self.body.dtype}"
+        lower = "" if self.lo < 0 else " & ({x} >= lo)"
+        written = "({x} < n)" + lower  # what the first store wrote, at index x
+        if self.memory == "reverse":
+            return ["    rev = pid * BLOCK + (BLOCK - 1 - tl.arange(0, BLOCK))",
+                    f"    back = tl.load(out_ptr + rev, mask={written.format(x='rev')}, other=0)",
+                    f"    tl.store(out_ptr + offs, (back + r).to({t}), mask=mask)"]
+        if self.memory == "shift":
+            nxt = "(offs + 1)"
+            keep = written.format(x=nxt) + f" & ({nxt} < pid * BLOCK + BLOCK)"
+            return [f"    back = tl.load(out_ptr + offs + 1, mask={keep}, other=0)",
+                    f"    tl.store(out_ptr + offs, (back - r).to({t}), mask=mask)"]
+        if self.memory == "rmw":
+            return ["    for k in range(2):",
+                    "        v = tl.load(out_ptr + offs, mask=mask, other=0)",
+                    f"        tl.store(out_ptr + offs, (v * 3 + 1).to({t}), mask=mask)"]
+        if self.memory == "scalar":
+            return ["    first = pid * BLOCK",
+                    f"    tl.store(out_ptr + first, (tl.load(in0 + first) + 1).to({t}), mask=first < n)",
+                    "    again = tl.load(out_ptr + first, mask=first < n, other=0)",
+                    f"    tl.store(out_ptr + first + 1, (again * 2).to({t}), mask=first + 1 < n)"]
+        return []
 
     def _extreme(self, low: bool) -> str:
         t = self.body.dtype
@@ -297,8 +332,9 @@ class Generator:
         if r.random() < 0.3:
             reduce = r.choice(["sum", "max", "min", "cumsum"])
         branch = r.random() < 0.2
-        return Program(self.seed, block, n, lo, programs, inputs, others, scalars, body, loop, reduce,
-                       branch, rank, n2, cols)
+        memory = r.choice(["reverse", "shift", "rmw", "scalar"]) if rank == 1 and r.random() < 0.3 else ""
+        return Program(self.seed, block, n, lo, programs, inputs, others, scalars, body, loop=loop,
+                       reduce=reduce, branch=branch, rank=rank, n2=n2, cols=cols, memory=memory)
 
     def _constant(self, t: str) -> str:
         if is_int(t):
@@ -523,6 +559,8 @@ def candidates(p: Program):
         yield dataclasses.replace(p, reduce="")
     if p.branch:
         yield dataclasses.replace(p, branch=False)
+    if p.memory:
+        yield dataclasses.replace(p, memory="")
     if p.lo >= 0:
         yield dataclasses.replace(p, lo=-1)
     if p.programs > 1:

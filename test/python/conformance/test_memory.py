@@ -284,3 +284,27 @@ def test_join_rank4_halves(gen):
     out = torch.zeros(32)
     join_rank4_kernel[(1, )](a, b, out, 2)
     assert torch.equal(out, torch.stack([a, b], -1).reshape(-1))
+
+
+@triton.jit
+def masked_scalar_store_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    first = tl.program_id(0) * BLOCK
+    # A masked scalar store, then a load of what it wrote.
+    tl.store(out_ptr + first, tl.load(x_ptr + first) + 1, mask=first < n)
+    again = tl.load(out_ptr + first, mask=first < n, other=-5.0)
+    tl.store(out_ptr + first + 1, again * 2, mask=first + 1 < n)
+
+
+def test_masked_scalar_store_and_read_back():
+    """tl.store(ptr, scalar, mask=scalar_condition) was 'not supported:
+    masked scalar stores'. Found by the fuzzer's read-your-writes programs."""
+    x = torch.arange(40, dtype=torch.float32)
+    out = torch.full((40, ), -1.0)
+    masked_scalar_store_kernel[(5, )](x, out, 17, BLOCK=8)
+    want = torch.full((40, ), -1.0)
+    for first in range(0, 40, 8):
+        if first < 17:
+            want[first] = x[first] + 1
+        if first + 1 < 17:
+            want[first + 1] = want[first] * 2 if first < 17 else -10.0
+    assert torch.equal(out, want), (out, want)

@@ -91,8 +91,19 @@ LogicalResult KernelLowering::lowerStore(tt::StoreOp op) {
   SmallVector<std::pair<int64_t, int64_t>> temps;
 
   if (!isa<RankedTensorType>(valueType)) {
-    if (op.getMask())
-      return unsupported(op, "masked scalar stores");
+    if (Value mask = op.getMask()) {
+      // As a masked scalar load: a one-element DMA whose extent is the mask
+      // (1 or 0), so a masked-out store touches no memory.
+      int64_t cb = copyToNewTile(Lowered::splat(scalar(op.getValue())), elemType, {1}, loc,
+                                 &temps);
+      Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+      Value valid = arith::ExtUIOp::create(b, loc, b.getI64Type(), scalar(mask));
+      mtia::DmaOutOp::create(b, loc, scalar(op.getPtr()), ValueRange{one}, ValueRange{valid},
+                             ValueRange{}, cb, elemType, ArrayRef<int64_t>{1});
+      for (auto [tmp, bytes] : temps)
+        mtia::CbPopOp::create(b, loc, tmp, bytes);
+      return success();
+    }
     int64_t cb = copyToNewTile(Lowered::splat(scalar(op.getValue())), elemType,
                                {}, loc, &temps);
     mtia::DmaOutOp::create(b, loc, scalar(op.getPtr()), ValueRange{}, ValueRange{},
