@@ -259,8 +259,13 @@ class Program:
                     "        v = tl.load(out_ptr + offs, mask=mask, other=0)",
                     f"        tl.store(out_ptr + offs, (v * 3 + 1).to({t}), mask=mask)"]
         if self.memory == "scalar":
+            # Cast as the expressions do: a float is clamped before it becomes
+            # an integer.
+            loaded = Node("leaf", self.inputs[0], text="(tl.load(in0 + first) + 1)")
+            value = Node("cast", self.body.dtype, [loaded]).render() \
+                if self.inputs[0] != self.body.dtype else loaded.render()
             return ["    first = pid * BLOCK",
-                    f"    tl.store(out_ptr + first, (tl.load(in0 + first) + 1).to({t}), mask=first < n)",
+                    f"    tl.store(out_ptr + first, {value}, mask=first < n)",
                     "    again = tl.load(out_ptr + first, mask=first < n, other=0)",
                     f"    tl.store(out_ptr + first + 1, (again * 2).to({t}), mask=first + 1 < n)"]
         return []
