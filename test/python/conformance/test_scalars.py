@@ -73,11 +73,36 @@ def test_scalar_min_max_nan_policies(dtype, x, y):
     nan_policies_kernel[(1, )](xs, out, -1.0, 2.5)
     a, b = xs.float()
     lo, hi = torch.tensor(-1.0), torch.tensor(2.5)
-    want = [torch.maximum(a, b), torch.minimum(a, b), torch.fmax(a, b), torch.fmin(a, b),
-            torch.minimum(torch.maximum(a, lo), hi), torch.clamp(b, -1.0, 2.5)]
+    def maximum(p, q):  # IEEE 754-2019 (LLVM's maximumf): torch.maximum leaves -0 vs +0 open
+        return p + q if p.isnan() or q.isnan() else (torch.where(p.signbit(), q, p) if p == q else max(p, q))
+
+    def minimum(p, q):
+        return p + q if p.isnan() or q.isnan() else (torch.where(p.signbit(), p, q) if p == q else min(p, q))
+
+    want = [maximum(a, b), minimum(a, b), torch.fmax(a, b), torch.fmin(a, b),
+            minimum(maximum(a, lo), hi), torch.clamp(b, -1.0, 2.5)]
     got = out.float()
     for i, w in enumerate(want):
         w = w.to(dtype).float()
         # NONE leaves the sign of a zero result open; ALL orders -0 < +0.
         same_sign = got[i].signbit() == w.signbit() or i not in (0, 1, 4)
         assert (got[i].isnan() and w.isnan()) or (got[i] == w and same_sign), (i, got, want)
+
+
+@triton.jit
+def clamp_tile_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.clamp(x, -1.0, 2.5, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + N + offs, tl.clamp(x, -1.0, 2.5))
+
+
+def test_tile_clamp_propagates_nan_when_asked():
+    """tl.clamp(..., propagate_nan=ALL) on a tile gave -1 for NaN (the SE's
+    Max / Min ignore NaN); it must be NaN, and the default keeps a bound."""
+    x = torch.tensor([float("nan"), -3.0, 0.5, 7.0, -0.0, float("inf"), float("-inf"), 2.5])
+    out = torch.zeros(16)
+    clamp_tile_kernel[(1, )](x, out, N=8)
+    assert out[0].isnan() and out[1:8].tolist() == [-1.0, 0.5, 2.5, -0.0, 2.5, -1.0, 2.5]
+    assert not out[8].isnan() and -1.0 <= out[8] <= 2.5
+    assert out[9:].tolist() == [-1.0, 0.5, 2.5, -0.0, 2.5, -1.0, 2.5]

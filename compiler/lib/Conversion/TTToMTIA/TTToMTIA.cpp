@@ -286,10 +286,14 @@ LogicalResult KernelLowering::lowerScalarOp(Operation *op) {
   if (isa<tt::ClampFOp, tt::PreciseSqrtOp, tt::PreciseDivFOp>(op)) {
     Value x = scalar(op->getOperand(0));
     Value result;
-    if (auto clamp = dyn_cast<tt::ClampFOp>(op))
-      result = arith::MinNumFOp::create(b, 
-          loc, arith::MaxNumFOp::create(b, loc, x, scalar(clamp.getMin())),
-          scalar(clamp.getMax()));
+    if (auto clamp = dyn_cast<tt::ClampFOp>(op)) {
+      // propagate_nan=ALL: a NaN x gives NaN (maximumf / minimumf).
+      Value lo = scalar(clamp.getMin()), hi = scalar(clamp.getMax());
+      if (clamp.getPropagateNan() == tt::PropagateNan::ALL)
+        result = arith::MinimumFOp::create(b, loc, arith::MaximumFOp::create(b, loc, x, lo), hi);
+      else
+        result = arith::MinNumFOp::create(b, loc, arith::MaxNumFOp::create(b, loc, x, lo), hi);
+    }
     else if (isa<tt::PreciseSqrtOp>(op))
       result = math::SqrtOp::create(b, loc, x);
     else
@@ -370,7 +374,9 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
   if (auto split = dyn_cast<tt::SplitOp>(op))
     return lowerSplit(split);
   if (auto clamp = dyn_cast<tt::ClampFOp>(op)) {
-    // clamp(x, lo, hi) = min(max(x, lo), hi), as two SE commands.
+    // clamp(x, lo, hi) = min(max(x, lo), hi), as two SE commands; with
+    // propagate_nan=ALL the NaN-propagating ones.
+    bool nan = clamp.getPropagateNan() == tt::PropagateNan::ALL;
     auto x = tensor(clamp.getX()), lo = tensor(clamp.getMin()),
          hi = tensor(clamp.getMax());
     if (failed(x) || failed(lo) || failed(hi))
@@ -381,13 +387,13 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
     SmallVector<Value> imms;
     int64_t tmp = nextCb++;
     Attribute xs = sourceOf(*x, imms), los = sourceOf(*lo, imms);
-    mtia::SeOp::create(b, loc, imms, "Max", tmp, elemType, shape,
+    mtia::SeOp::create(b, loc, imms, nan ? "Maximum" : "Max", tmp, elemType, shape,
                          b.getArrayAttr({xs, los}));
     imms.clear();
     int64_t cb = newTile(clamp.getResult(), elemType, shape, loc);
     Attribute ts = sourceOf(Lowered::tile(tmp, elemType, shape), imms);
     Attribute his = sourceOf(*hi, imms);
-    mtia::SeOp::create(b, loc, imms, "Min", cb, elemType, shape,
+    mtia::SeOp::create(b, loc, imms, nan ? "Minimum" : "Min", cb, elemType, shape,
                          b.getArrayAttr({ts, his}));
     mtia::CbPopOp::create(b, loc, tmp, numElements(shape) * mtia::elementBytes(elemType));
     return success();
