@@ -134,3 +134,31 @@ def test_loop_carried_tile_advanced_by_a_scalar_is_data():
     want = torch.zeros(16, dtype=torch.uint8)
     want[:10] = (150 * 4) % 256
     assert torch.equal(out, want)
+
+
+@triton.jit
+def while_tensor_kernel(x_ptr, out_ptr, steps_ptr, limit, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    steps = 0
+    while tl.max(acc) < limit:  # the condition reads the carried tile
+        acc += x
+        steps += 1
+    tl.store(out_ptr + offs, acc)
+    tl.store(steps_ptr, steps)
+
+
+@pytest.mark.parametrize("limit", [0.0, 5.0, 100.0])
+def test_while_loop_carries_a_tensor(limit):
+    """A while loop that carries a tensor was 'not supported: while loops
+    that carry tensors' (conformance round three, item 3)."""
+    x = torch.arange(8, dtype=torch.float32) * 0.5
+    out = torch.zeros(8)
+    steps = torch.zeros(1, dtype=torch.int32)
+    while_tensor_kernel[(1, )](x, out, steps, limit, BLOCK=8)
+    acc, k = torch.zeros(8), 0
+    while acc.max() < limit:
+        acc, k = acc + x, k + 1
+    assert steps.item() == k
+    assert torch.equal(out, acc)

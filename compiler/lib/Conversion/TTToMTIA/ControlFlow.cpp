@@ -113,7 +113,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
         else
           schedulePop(arg, carriedCb[i], bytes);
       }
-    registerYieldTargets(op, carriedCb);
+    registerYieldTargets(op.getBody(), carriedCb);
     if (failed(lowerBlock(*op.getBody())))
       return failure();
     auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());

@@ -200,7 +200,7 @@ private:
   bool isCarriedAddressValue(Value v);
   std::optional<Value> carriedAddressInit(scf::ForOp loop, unsigned i);
   FailureOr<Value> carriedAddressNext(scf::ForOp loop, unsigned i);
-  void registerYieldTargets(scf::ForOp loop, ArrayRef<int64_t> carriedCb);
+  void registerYieldTargets(Block *body, ArrayRef<int64_t> carriedCb);
   int64_t newResultTile(Value root, Type elemType, ArrayRef<int64_t> shape,
                         Location loc);
   LogicalResult lowerYield(scf::YieldOp yield, ArrayRef<int64_t> yieldCb);

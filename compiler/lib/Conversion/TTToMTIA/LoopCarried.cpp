@@ -227,14 +227,13 @@ FailureOr<Value> KernelLowering::carriedAddressNext(scf::ForOp loop, unsigned i)
 
 /// Records, for each tensor carried in a CB by `loop`, the yielded value if
 /// the yield is its only use and it is defined in the loop body itself.
-void KernelLowering::registerYieldTargets(scf::ForOp loop,
-                                          ArrayRef<int64_t> carriedCb) {
-  Operation *yield = loop.getBody()->getTerminator();
+void KernelLowering::registerYieldTargets(Block *body, ArrayRef<int64_t> carriedCb) {
+  Operation *yield = body->getTerminator();
   for (auto [i, v] : llvm::enumerate(yield->getOperands())) {
     if (carriedCb[i] < 0 || !v.hasOneUse())
       continue;
     Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != loop.getBody() || def->getNumResults() != 1)
+    if (!def || def->getBlock() != body || def->getNumResults() != 1)
       continue;
     yieldTargets[v] = carriedCb[i];
   }

@@ -65,7 +65,7 @@ bool KernelLowering::isAddressOnly(Value v) {
   // iterations.
   // Iterations only advance a carried pointer tensor (LoopCarried.cpp).
   if ((isa<BlockArgument>(v) ||
-       isa_and_nonnull<scf::ForOp, scf::IfOp>(v.getDefiningOp())) &&
+       isa_and_nonnull<scf::ForOp, scf::IfOp, scf::WhileOp>(v.getDefiningOp())) &&
       !isCarriedAddressValue(v))
     result = false;
   addressOnly[v] = result;

@@ -1,9 +1,16 @@
 //===- While.cpp - scf.while ---===//
 //
-// A while loop stays scalar code on the core: its carried values are
+// A while loop stays scalar code on the core: its scalar carried values are
 // registers. Spin loops (`while tl.atomic_cas(lock, 0, 1) == 1: pass`) block
 // the core on the atomic's read each iteration, so other PEs progress in
 // simulated time. Tiles created inside either region live and die there.
+//
+// Carried tensors live in one CB each, as an scf.for's do: the current
+// iteration's tile at the front, read by the condition (the before region)
+// and the body (the after region), which appends the next one at its yield
+// and pops the current one after its last use. This takes the form Triton
+// emits for `while cond: body`, where the condition passes its arguments on
+// unchanged; a condition that passes on a tensor it computed is an error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,55 +23,117 @@ namespace mlir::triton_mtia::tt_to_mtia {
 
 LogicalResult KernelLowering::lowerWhile(scf::WhileOp op) {
   Location loc = op.getLoc();
-  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
-  if (llvm::any_of(op.getOperandTypes(), isTensor) ||
-      llvm::any_of(op.getResultTypes(), isTensor) ||
-      llvm::any_of(ValueRange(op.getBeforeArguments()).getTypes(), isTensor) ||
-      llvm::any_of(ValueRange(op.getAfterArguments()).getTypes(), isTensor))
-    return unsupported(op, "while loops that carry tensors (carry them in an "
-                           "scf.for, or keep the loop state scalar)");
-  SmallVector<Value> inits;
-  for (Value v : op.getInits())
-    inits.push_back(scalar(v));
-  SmallVector<Type> resultTypes;
-  for (Type t : op.getResultTypes())
-    resultTypes.push_back(lowerScalarType(t));
-  auto newWhile = scf::WhileOp::create(b, loc, resultTypes, inits);
+  Block &before = op.getBefore().front(), &after = op.getAfter().front();
+  auto cond = cast<scf::ConditionOp>(before.getTerminator());
+  auto yield = cast<scf::YieldOp>(after.getTerminator());
+  const unsigned n = op.getInits().size();
+  auto tensorType = [](Type t) { return dyn_cast<RankedTensorType>(t); };
 
-  auto lowerRegion = [&](Block &from, Region &to) -> LogicalResult {
+  // Which positions carry a tensor, and in which CB.
+  SmallVector<int64_t> carriedCb(n, -1);
+  bool anyTensor = llvm::any_of(op.getResultTypes(), [&](Type t) { return tensorType(t); }) ||
+                   llvm::any_of(op.getOperandTypes(), [&](Type t) { return tensorType(t); });
+  if (anyTensor) {
+    if (before.getNumArguments() != n || after.getNumArguments() != n ||
+        cond.getArgs().size() != n || op.getNumResults() != n)
+      return unsupported(op, "while loops that carry tensors and reshape their state "
+                             "between the condition and the body");
+    for (unsigned i = 0; i < n; ++i) {
+      if (!tensorType(op.getInits()[i].getType()))
+        continue;
+      if (cond.getArgs()[i] != before.getArgument(i))
+        return unsupported(op, "while loops whose condition passes on a tensor it computed");
+      carriedCb[i] = nextCb++;
+    }
+  }
+  // Without tensors the two regions may carry different values: positions
+  // past the inits are scalars.
+  auto carried = [&](unsigned i) { return i < carriedCb.size() && carriedCb[i] >= 0; };
+  SmallVector<Value> inits;
+  for (auto [i, v] : llvm::enumerate(op.getInits())) {
+    if (carried(i)) {
+      auto type = cast<RankedTensorType>(v.getType());
+      auto l = tensor(v);
+      if (failed(l))
+        return failure();
+      emitCopy(*l, carriedCb[i], tileElementType(type), type.getShape(), loc);
+      continue;
+    }
+    inits.push_back(scalar(v));
+  }
+  SmallVector<Type> resultTypes;
+  for (auto [i, t] : llvm::enumerate(op.getResultTypes()))
+    if (!carried(i))
+      resultTypes.push_back(lowerScalarType(t));
+  auto newWhile = scf::WhileOp::create(b, loc, resultTypes, inits);
+  auto bytesOf = [&](Type t) {
+    auto type = cast<RankedTensorType>(t);
+    return numElements(type.getShape()) * mtia::elementBytes(tileElementType(type));
+  };
+  auto carriedTile = [&](unsigned i, Type t) {
+    auto type = cast<RankedTensorType>(t);
+    return Lowered::tile(carriedCb[i], tileElementType(type), type.getShape());
+  };
+
+  // Block arguments: scalars are the new block's, tensors the front of
+  // their CB.
+  auto newBlock = [&](Block &from, Region &to) {
     SmallVector<Type> argTypes;
     SmallVector<Location> argLocs;
-    for (BlockArgument arg : from.getArguments()) {
-      argTypes.push_back(lowerScalarType(arg.getType()));
-      argLocs.push_back(arg.getLoc());
-    }
-    OpBuilder::InsertionGuard guard(b);
+    for (auto [i, arg] : llvm::enumerate(from.getArguments()))
+      if (!carried(i)) {
+        argTypes.push_back(lowerScalarType(arg.getType()));
+        argLocs.push_back(arg.getLoc());
+      }
     Block *block = b.createBlock(&to, to.end(), argTypes, argLocs);
-    for (auto [a, n] : llvm::zip(from.getArguments(), block->getArguments()))
-      scalars.map(a, n);
-    if (failed(lowerBlock(from)))
-      return failure();
-    Operation *term = from.getTerminator();
-    SmallVector<Value> args;
-    if (auto cond = dyn_cast<scf::ConditionOp>(term)) {
-      for (Value v : cond.getArgs())
-        args.push_back(scalar(v));
-      flushPops(term);
-      scf::ConditionOp::create(b, term->getLoc(), scalar(cond.getCondition()),
-                               args);
-      return success();
+    unsigned next = 0;
+    for (auto [i, arg] : llvm::enumerate(from.getArguments())) {
+      if (carried(i))
+        tensors[arg] = carriedTile(i, arg.getType());
+      else
+        scalars.map(arg, block->getArgument(next++));
     }
-    for (Value v : term->getOperands())
-      args.push_back(scalar(v));
-    flushPops(term);
-    scf::YieldOp::create(b, term->getLoc(), args);
-    return success();
+    return block;
   };
-  if (failed(lowerRegion(op.getBefore().front(), newWhile.getBefore())) ||
-      failed(lowerRegion(op.getAfter().front(), newWhile.getAfter())))
-    return failure();
-  for (auto [from, to] : llvm::zip(op.getResults(), newWhile.getResults()))
-    scalars.map(from, to);
+
+  {
+    // The condition reads the carried tiles and passes them on unpopped.
+    OpBuilder::InsertionGuard guard(b);
+    newBlock(before, newWhile.getBefore());
+    if (failed(lowerBlock(before)))
+      return failure();
+    SmallVector<Value> args;
+    for (auto [i, v] : llvm::enumerate(cond.getArgs()))
+      if (!carried(i))
+        args.push_back(scalar(v));
+    flushPops(cond);
+    scf::ConditionOp::create(b, cond.getLoc(), scalar(cond.getCondition()), args);
+  }
+  {
+    // The body pops the current tiles after their last use and appends the
+    // next ones at its yield.
+    OpBuilder::InsertionGuard guard(b);
+    newBlock(after, newWhile.getAfter());
+    for (auto [i, arg] : llvm::enumerate(after.getArguments()))
+      if (carried(i))
+        schedulePop(arg, carriedCb[i], bytesOf(arg.getType()));
+    SmallVector<int64_t> yieldCb(yield.getNumOperands(), -1);
+    for (unsigned i = 0; i < yieldCb.size(); ++i)
+      if (carried(i))
+        yieldCb[i] = carriedCb[i];
+    registerYieldTargets(&after, yieldCb);
+    if (failed(lowerBlock(after)) || failed(lowerYield(yield, yieldCb)))
+      return failure();
+  }
+  unsigned next = 0;
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+    if (!carried(i)) {
+      scalars.map(result, newWhile.getResult(next++));
+      continue;
+    }
+    tensors[result] = carriedTile(i, result.getType());
+    schedulePop(result, carriedCb[i], bytesOf(result.getType()));
+  }
   return success();
 }
 

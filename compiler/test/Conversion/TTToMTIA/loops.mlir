@@ -67,3 +67,36 @@ tt.func public @uniform_accumulator(%x: !tt.ptr<i8>, %out: !tt.ptr<i8>) {
   tt.store %p, %acc : tensor<16x!tt.ptr<i8>>
   tt.return
 }
+
+// A while loop that carries a tensor keeps it in one CB, as scf.for does: the
+// condition reads the front, the body appends the next tile and pops the
+// current one; the loop carries only the scalar counter.
+// CHECK-LABEL: func.func @while_accumulates(
+// CHECK: mtia.se "Copy" %{{.*}} : f32 {cb = [[ACC:[0-9]+]] : i64
+// CHECK: scf.while (%{{.*}} = %{{.*}}) : (i32) -> i32 {
+// CHECK: } do {
+// CHECK: mtia.se "Add" {cb = [[ACC]] : i64, {{.*}} srcs = [#mtia.view<cb = [[ACC]],
+// CHECK-NEXT: mtia.cb_pop {bytes = 64 : i64, cb = [[ACC]] : i64}
+// CHECK: mtia.dma_out %{{.*}} {cb = [[ACC]] : i64
+tt.func public @while_accumulates(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.000000e+00> : tensor<16xf32>
+  %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %xs = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %xp = tt.addptr %xs, %r : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  %x = tt.load %xp : tensor<16x!tt.ptr<f32>>
+  %res:2 = scf.while (%i = %c0, %acc = %zero) : (i32, tensor<16xf32>) -> (i32, tensor<16xf32>) {
+    %go = arith.cmpi slt, %i, %n : i32
+    scf.condition(%go) %i, %acc : i32, tensor<16xf32>
+  } do {
+  ^bb0(%j: i32, %a: tensor<16xf32>):
+    %s = arith.addf %a, %x : tensor<16xf32>
+    %k = arith.addi %j, %c1 : i32
+    scf.yield %k, %s : i32, tensor<16xf32>
+  }
+  %os = tt.splat %out_ptr : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %op = tt.addptr %os, %r : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  tt.store %op, %res#1 : tensor<16x!tt.ptr<f32>>
+  tt.return
+}
