@@ -162,3 +162,54 @@ def test_while_loop_carries_a_tensor(limit):
         acc, k = acc + x, k + 1
     assert steps.item() == k
     assert torch.equal(out, acc)
+
+
+@triton.jit
+def _quadrant(x, y):
+    if x > 0:
+        if y > 0:
+            return 1
+        else:
+            return 4
+    else:
+        if y > 0:
+            return 2
+        else:
+            return 3
+
+
+@triton.jit
+def quadrant_kernel(xy_ptr, out_ptr):
+    i = tl.program_id(0)
+    tl.store(out_ptr + i, _quadrant(tl.load(xy_ptr + 2 * i), tl.load(xy_ptr + 2 * i + 1)))
+
+
+def test_nested_if_else_returning_values():
+    """A function whose nested if/else returns a value from every branch
+    reaches ttir as branches that carry values: 'branches that carry values
+    are not supported' (conformance round three, item 2)."""
+    xy = torch.tensor([[1, 1], [-1, 1], [-1, -1], [1, -1], [0, 0]], dtype=torch.int32)
+    out = torch.zeros(5, dtype=torch.int32)
+    quadrant_kernel[(5, )](xy, out)
+    assert out.tolist() == [1, 2, 3, 4, 3]
+
+
+@triton.jit
+def nested_return_kernel(out_ptr, flag, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, 1.0)
+    if flag > 0:
+        if flag > 5:
+            return
+        tl.store(out_ptr + offs, 2.0)
+    tl.store(out_ptr + BLOCK + offs, 3.0)
+
+
+@pytest.mark.parametrize("flag, first, second", [(0, 1.0, 3.0), (3, 2.0, 3.0), (9, 1.0, 0.0)])
+def test_return_inside_nested_ifs(flag, first, second):
+    """`if a: if b: return` with code after both ifs: 'this early return is
+    not supported (unstructured control flow)' (conformance round three,
+    item 2)."""
+    out = torch.zeros(8)
+    nested_return_kernel[(1, )](out, flag, BLOCK=4)
+    assert out.tolist() == [first] * 4 + [second] * 4

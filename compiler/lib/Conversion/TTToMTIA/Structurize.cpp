@@ -11,14 +11,18 @@
 //    becomes an scf.if whose branches hold the successor blocks; a branch
 //    that falls through to a merge block continues after the scf.if, and
 //    code after a one-sided return moves into the branch that does not
-//    return. What cannot be expressed that way is an error at the branch.
+//    return (nestBranches). Any other acyclic CFG is predicated: each block
+//    in an scf.if on whether it is reached (predicateBlocks).
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelLowering.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::triton_mtia;
@@ -135,9 +139,16 @@ static FailureOr<BlockEnd> flatten(Block *block) {
   }
 }
 
-LogicalResult structurizeEarlyReturns(tt::FuncOp func) {
-  if (func.isExternal() || func.getBody().hasOneBlock())
-    return success();
+/// The nested form: each cond_br an scf.if holding its successors. Fails
+/// (with an error at the branch) where the CFG is not such a nest.
+static LogicalResult nestBranches(tt::FuncOp func) {
+  // The branches become scf.if without results: returned values have no way
+  // out.
+  WalkResult values = func.walk([](tt::ReturnOp ret) {
+    return ret.getNumOperands() ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (values.wasInterrupted())
+    return func.emitError("returns that carry values"), failure();
   auto end = flatten(&func.getBody().front());
   if (failed(end))
     return failure();
@@ -156,6 +167,199 @@ LogicalResult structurizeEarlyReturns(tt::FuncOp func) {
                           "MTIA backend yet"),
            failure();
   return success();
+}
+
+/// A placeholder of type `t` for paths that do not define a value: zero, or
+/// a null pointer. Never read on the path taken.
+static FailureOr<Value> placeholder(OpBuilder &b, Location loc, Type t) {
+  auto shaped = dyn_cast<RankedTensorType>(t);
+  Type elem = shaped ? shaped.getElementType() : t;
+  if (isa<tt::PointerType>(elem)) {
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+    Value ptr = tt::IntToPtrOp::create(b, loc, elem, zero);
+    return shaped ? Value(tt::SplatOp::create(b, loc, t, ptr)) : ptr;
+  }
+  if (!elem.isIntOrFloat())
+    return failure();
+  TypedAttr zero = b.getZeroAttr(elem);
+  if (shaped)
+    zero = SplatElementsAttr::get(shaped, zero);
+  return Value(arith::ConstantOp::create(b, loc, t, zero));
+}
+
+/// `taken ? v : otherwise` for any type (an scf.if, so pointers and tiles
+/// too).
+static Value choose(OpBuilder &b, Location loc, Value taken, Value v, Value otherwise) {
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{v.getType()}, taken, /*withElse=*/true);
+  OpBuilder inner = OpBuilder::atBlockBegin(ifOp.thenBlock());
+  scf::YieldOp::create(inner, loc, v);
+  inner.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(inner, loc, otherwise);
+  return ifOp.getResult(0);
+}
+
+/// The general form, for any acyclic CFG of cf.br, cf.cond_br and
+/// tt.return (branches into shared blocks, branch operands, returns that
+/// carry values): blocks in topological order, each in an scf.if on whether
+/// it is reached, an OR of its incoming edges' conditions. The values a
+/// block defines for later ones leave its scf.if as results (a placeholder
+/// where it is not reached: a use is dominated by its definition, so it is
+/// never read then); block arguments and returned values are chosen by the
+/// edge that was taken.
+static LogicalResult predicateBlocks(tt::FuncOp func) {
+  Region &body = func.getBody();
+  // Topological order (reverse post-order); a back edge is a loop.
+  SmallVector<Block *> order;
+  DenseMap<Block *, int> state; // 1: on the DFS stack, 2: done
+  std::function<LogicalResult(Block *)> visit = [&](Block *block) -> LogicalResult {
+    state[block] = 1;
+    for (Block *next : block->getSuccessors()) {
+      if (state[next] == 1)
+        return block->getTerminator()->emitError(
+                   "loops made of branches are not supported by the MTIA backend"),
+               failure();
+      if (state[next] == 0 && failed(visit(next)))
+        return failure();
+    }
+    state[block] = 2;
+    order.push_back(block);
+    return success();
+  };
+  if (failed(visit(&body.front())))
+    return failure();
+  std::reverse(order.begin(), order.end());
+  for (Block *block : order)
+    if (!isa<tt::ReturnOp, cf::BranchOp, cf::CondBranchOp>(block->getTerminator()))
+      return block->getTerminator()->emitError("'")
+                 << block->getTerminator()->getName()
+                 << "' is not supported by the MTIA backend yet (unstructured control flow)",
+             failure();
+
+  // The new body: one block with the function's arguments.
+  Block *entry = &body.front();
+  Block *out = new Block();
+  body.push_back(out);
+  for (BlockArgument arg : entry->getArguments())
+    arg.replaceAllUsesWith(out->addArgument(arg.getType(), arg.getLoc()));
+  OpBuilder b = OpBuilder::atBlockEnd(out);
+  Location loc = func.getLoc();
+  Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
+
+  // Incoming edges: (condition, operands) per block; returns: (condition, values).
+  DenseMap<Block *, SmallVector<std::pair<Value, SmallVector<Value>>>> incoming;
+  SmallVector<std::pair<Value, SmallVector<Value>>> returns;
+  for (Block *block : order) {
+    Value reached = yes;
+    if (block != entry) {
+      auto &edges = incoming[block];
+      reached = edges.front().first;
+      for (auto &edge : llvm::drop_begin(edges))
+        reached = arith::OrIOp::create(b, loc, reached, edge.first);
+      // Block arguments: the operands of the edge taken.
+      for (BlockArgument arg : block->getArguments()) {
+        auto none = placeholder(b, arg.getLoc(), arg.getType());
+        if (failed(none))
+          return emitError(arg.getLoc(), "a branch operand of this type is not supported by "
+                                         "the MTIA backend yet"),
+                 failure();
+        Value v = *none;
+        for (auto &edge : edges)
+          v = choose(b, arg.getLoc(), edge.first, edge.second[arg.getArgNumber()], v);
+        arg.replaceAllUsesWith(v);
+      }
+    }
+    // What leaves the block: results used elsewhere, and its terminator's
+    // operands.
+    Operation *term = block->getTerminator();
+    SmallVector<Value> escaping;
+    for (Operation &op : block->without_terminator())
+      for (Value r : op.getResults())
+        if (llvm::any_of(r.getUsers(), [&](Operation *user) {
+              return user->getBlock() != block || user == term;
+            }))
+          escaping.push_back(r);
+    SmallVector<Type> types;
+    for (Value v : escaping)
+      types.push_back(v.getType());
+    auto ifOp = scf::IfOp::create(b, term->getLoc(), types, reached, /*withElse=*/true);
+    Block *then = ifOp.thenBlock();
+    if (!then->empty())
+      then->back().erase();
+    then->getOperations().splice(then->end(), block->getOperations(), block->begin(),
+                                 Block::iterator(term));
+    OpBuilder inner = OpBuilder::atBlockEnd(then);
+    scf::YieldOp::create(inner, term->getLoc(), escaping);
+    if (!ifOp.elseBlock()->empty()) // the builder's yield, when nothing escapes
+      ifOp.elseBlock()->back().erase();
+    inner.setInsertionPointToEnd(ifOp.elseBlock());
+    SmallVector<Value> none;
+    for (Type t : types) {
+      auto v = placeholder(inner, term->getLoc(), t);
+      if (failed(v))
+        return emitError(term->getLoc(), "a value of this type that crosses a branch is not "
+                                         "supported by the MTIA backend yet"),
+               failure();
+      none.push_back(*v);
+    }
+    scf::YieldOp::create(inner, term->getLoc(), none);
+    for (auto [v, r] : llvm::zip(escaping, ifOp.getResults()))
+      v.replaceUsesWithIf(r, [&](OpOperand &use) {
+        return !then->getParentOp()->isAncestor(use.getOwner());
+      });
+    // The edges out of the block.
+    if (auto ret = dyn_cast<tt::ReturnOp>(term)) {
+      returns.push_back({reached, SmallVector<Value>(ret.getOperands())});
+    } else if (auto br = dyn_cast<cf::BranchOp>(term)) {
+      incoming[br.getDest()].push_back({reached, SmallVector<Value>(br.getDestOperands())});
+    } else {
+      auto cbr = cast<cf::CondBranchOp>(term);
+      Value c = cbr.getCondition();
+      Value notC = arith::XOrIOp::create(b, loc, c, yes);
+      incoming[cbr.getTrueDest()].push_back(
+          {arith::AndIOp::create(b, loc, reached, c),
+           SmallVector<Value>(cbr.getTrueDestOperands())});
+      incoming[cbr.getFalseDest()].push_back(
+          {arith::AndIOp::create(b, loc, reached, notC),
+           SmallVector<Value>(cbr.getFalseDestOperands())});
+    }
+  }
+  // The returned values: those of the return reached.
+  SmallVector<Value> results;
+  for (unsigned i = 0; i < returns.front().second.size(); ++i) {
+    auto v = placeholder(b, loc, returns.front().second[i].getType());
+    if (failed(v))
+      return emitError(loc, "a returned value of this type is not supported by the MTIA "
+                            "backend yet"),
+             failure();
+    Value chosen = *v;
+    for (auto &ret : returns)
+      chosen = choose(b, loc, ret.first, ret.second[i], chosen);
+    results.push_back(chosen);
+  }
+  tt::ReturnOp::create(b, loc, results);
+  // The old blocks hold only their terminators now.
+  for (Block *block : order)
+    block->getTerminator()->erase();
+  for (Block *block : order) {
+    block->dropAllDefinedValueUses();
+    block->erase();
+  }
+  return success();
+}
+
+LogicalResult structurizeEarlyReturns(tt::FuncOp func) {
+  if (func.isExternal() || func.getBody().hasOneBlock())
+    return success();
+  // The nested form reads best; try it on a copy, quietly.
+  {
+    OwningOpRef<tt::FuncOp> copy = func.clone();
+    ScopedDiagnosticHandler quiet(func.getContext(), [](Diagnostic &) { return success(); });
+    if (succeeded(nestBranches(*copy))) {
+      func.getBody().takeBody(copy->getBody());
+      return success();
+    }
+  }
+  return predicateBlocks(func);
 }
 
 namespace {

@@ -54,3 +54,41 @@ tt.func public @nested(%x: !tt.ptr<i32>, %a: i1, %b: i1) {
 ^bb4:
   tt.return
 }
+
+// Returns that are not a nest of ifs (an inner `if: return` beside a store
+// that both sides reach, values returned from every branch of a nested
+// if/else) are predicated: each block in an scf.if on whether it is reached,
+// the values it defines for later blocks as the if's results, and the
+// returned value chosen by the return reached.
+// CHECK-LABEL: func.func @pick_kernel(
+// CHECK-NOT: cf.
+// CHECK: scf.if
+// CHECK: mtia.dma_out
+tt.func private @pick(%x: i32, %a: i32, %b: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %xp = arith.cmpi sgt, %x, %c0 : i32
+  cf.cond_br %xp, ^pos, ^neg
+^pos:
+  %ap = arith.cmpi sgt, %a, %c0 : i32
+  cf.cond_br %ap, ^r1, ^r2
+^neg:
+  %bp = arith.cmpi sgt, %b, %c0 : i32
+  cf.cond_br %bp, ^r3, ^r4
+^r1:
+  %one = arith.constant 1 : i32
+  tt.return %one : i32
+^r2:
+  %two = arith.constant 2 : i32
+  tt.return %two : i32
+^r3:
+  %three = arith.constant 3 : i32
+  tt.return %three : i32
+^r4:
+  %four = arith.constant 4 : i32
+  tt.return %four : i32
+}
+tt.func public @pick_kernel(%out: !tt.ptr<i32>, %x: i32, %a: i32, %b: i32) {
+  %v = tt.call @pick(%x, %a, %b) : (i32, i32, i32) -> i32
+  tt.store %out, %v : !tt.ptr<i32>
+  tt.return
+}
