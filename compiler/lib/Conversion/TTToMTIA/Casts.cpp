@@ -46,8 +46,14 @@ static Value scalarCast(OpBuilder &b, Operation *op, ArrayRef<Value> args) {
     unsigned width = to.getIntOrFloatBitWidth();
     if (width > from)
       return arith::ExtFOp::create(b, loc, to, x);
-    if (width < from || x.getType() != to)
+    if (width < from)
       return arith::TruncFOp::create(b, loc, to, x);
+    if (x.getType() != to) {
+      // float16 <-> bfloat16: exactly to f32, then rounded (nearest even);
+      // arith.truncf takes only narrowing conversions.
+      Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+      return arith::TruncFOp::create(b, loc, to, wide);
+    }
     return x;
   }
   if (isa<tt::MulhiUIOp>(op)) {

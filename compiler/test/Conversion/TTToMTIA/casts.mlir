@@ -54,3 +54,15 @@ tt.func public @ptr_as_int(%x: !tt.ptr<f32>, %y: !tt.ptr<i64>) {
   tt.store %ypp, %i : tensor<64x!tt.ptr<i64>>
   tt.return
 }
+
+// float16 <-> bfloat16 on a scalar (tt.fp_to_fp, kept intact by Triton):
+// exactly to f32, then rounded to the other 16-bit format.
+// CHECK-LABEL: func.func @half_to_bfloat_scalar(
+// CHECK: %[[W:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.truncf %[[W]] : f32 to bf16
+tt.func public @half_to_bfloat_scalar(%x_ptr: !tt.ptr<f16>, %out_ptr: !tt.ptr<bf16>) {
+  %x = tt.load %x_ptr : !tt.ptr<f16>
+  %y = tt.fp_to_fp %x, rounding = rtne : f16 -> bf16
+  tt.store %out_ptr, %y : !tt.ptr<bf16>
+  tt.return
+}
