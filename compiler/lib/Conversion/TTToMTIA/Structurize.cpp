@@ -337,13 +337,17 @@ static LogicalResult predicateBlocks(tt::FuncOp func) {
     results.push_back(chosen);
   }
   tt::ReturnOp::create(b, loc, results);
-  // The old blocks hold only their terminators now.
-  for (Block *block : order)
-    block->getTerminator()->erase();
-  for (Block *block : order) {
-    block->dropAllDefinedValueUses();
-    block->erase();
-  }
+  // The old blocks hold only their terminators now; blocks the entry does
+  // not reach go too. References first, so that no block is erased while a
+  // branch still names it.
+  for (Block &block : body)
+    if (&block != out) {
+      block.dropAllDefinedValueUses();
+      block.dropAllReferences();
+    }
+  for (Block &block : llvm::make_early_inc_range(body))
+    if (&block != out)
+      block.erase();
   return success();
 }
 
