@@ -603,6 +603,28 @@ template <class To, class From> inline To floatToInt(From v) {
     return std::numeric_limits<To>::min();
   return static_cast<To>(d);
 }
+/// IEEE 754-2019 maximumNumber / minimumNumber (tl.maximum / tl.minimum,
+/// propagate_nan=NONE, and float atomic max / min): a NaN gives the other
+/// operand, and -0 < +0, so that the sign of a zero result does not depend
+/// on the C library (fmax(-0, +0) may return either).
+template <class V> inline V maxNumOf(V x, V y) {
+  if (std::isnan(x))
+    return y;
+  if (std::isnan(y))
+    return x;
+  if (x == y)
+    return std::signbit(x) ? y : x;
+  return x > y ? x : y;
+}
+template <class V> inline V minNumOf(V x, V y) {
+  if (std::isnan(x))
+    return y;
+  if (std::isnan(y))
+    return x;
+  if (x == y)
+    return std::signbit(x) ? x : y;
+  return x < y ? x : y;
+}
 /// IEEE 754-2019 maximum / minimum (tl.maximum / tl.minimum with
 /// propagate_nan=ALL): NaN if either is NaN, and -0 < +0.
 template <class V> inline V maximumOf(V x, V y) {

@@ -168,8 +168,8 @@ template <class V, class F> bool withRmw(RmwOp op, F &&f) {
     switch (op) {
     case RmwOp::Add:
     case RmwOp::FAdd: f([](V x, V y) { return x + y; }); return true;
-    case RmwOp::Max: f([](V x, V y) { return std::fmax(x, y); }); return true;
-    case RmwOp::Min: f([](V x, V y) { return std::fmin(x, y); }); return true;
+    case RmwOp::Max: f([](V x, V y) { return maxNumOf(x, y); }); return true;
+    case RmwOp::Min: f([](V x, V y) { return minNumOf(x, y); }); return true;
     default: return false;
     }
   } else if constexpr (std::is_same_v<V, bool>) {

@@ -230,8 +230,8 @@ template <class V, class F> bool withBinary(SeOp op, F &&f) {
     case SeOp::Mul: f([](V x, V y) { return x * y; }); return true;
     case SeOp::Div: f([](V x, V y) { return x / y; }); return true;
     case SeOp::Rem: f([](V x, V y) { return std::fmod(x, y); }); return true;
-    case SeOp::Max: f([](V x, V y) { return std::fmax(x, y); }); return true;
-    case SeOp::Min: f([](V x, V y) { return std::fmin(x, y); }); return true;
+    case SeOp::Max: f([](V x, V y) { return maxNumOf(x, y); }); return true;
+    case SeOp::Min: f([](V x, V y) { return minNumOf(x, y); }); return true;
     case SeOp::Maximum: f([](V x, V y) { return maximumOf(x, y); }); return true;
     case SeOp::Minimum: f([](V x, V y) { return minimumOf(x, y); }); return true;
     case SeOp::Pow: f([](V x, V y) { return std::pow(x, y); }); return true;

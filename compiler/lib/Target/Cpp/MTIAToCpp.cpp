@@ -139,7 +139,8 @@ bool isReservedName(StringRef name) {
       "divSigned", "divUnsigned", "dmaIn", "dmaOut", "dpe", "e4m3FromFloat", "e5m2FromFloat",
       "fence", "floatFromE4m3", "floatFromE5m2", "floatFromFp8", "floatOf",
       "floatRoundedToOdd", "floatToInt", "fp8FromFloat", "gatherIn", "immFloat", "immInt",
-      "maximumOf", "mayAlias", "minimumOf", "mluCopy", "numPrograms", "onCore", "printTile",
+      "maximumOf", "maxNumOf", "mayAlias", "minimumOf", "minNumOf", "mluCopy",
+      "numPrograms", "onCore", "printTile",
       "programId", "reRecv", "reSend", "readFloat", "readInt", "remSigned", "remUnsigned",
       "replaceFront", "roundToE4m3", "roundToE5m2", "scalarCycles", "scatterOut", "se",
       "seGather", "seHistogram", "seIota", "seReduce", "seScan", "shiftLeft",
@@ -470,8 +471,9 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
           .Case<arith::ShRUIOp>([&](auto) { return typed("shiftRightUnsigned", 2); })
           .Case<arith::MaxSIOp>([&](auto) { return call("std::max", 2); })
           .Case<arith::MinSIOp>([&](auto) { return call("std::min", 2); })
-          .Case<arith::MaxNumFOp>([&](auto) { return call("std::fmax", 2); })
-          .Case<arith::MinNumFOp>([&](auto) { return call("std::fmin", 2); })
+          // device.h's: the SE's semantics, -0 < +0.
+          .Case<arith::MaxNumFOp>([&](auto) { return call("maxNumOf", 2); })
+          .Case<arith::MinNumFOp>([&](auto) { return call("minNumOf", 2); })
           // NaN-propagating, -0 < +0: device.h's, the SE's.
           .Case<arith::MaximumFOp>([&](auto) { return call("maximumOf", 2); })
           .Case<arith::MinimumFOp>([&](auto) { return call("minimumOf", 2); })

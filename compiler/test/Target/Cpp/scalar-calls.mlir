@@ -2,12 +2,13 @@
 
 // Library calls on scalars cast every operand to one type: an integer
 // constant prints as an int literal (std::min(int8_t, int) has no
-// overload), and 16-bit floats compute in float (std::fabs and std::fmax
-// of _Float16 are ambiguous); the result is cast back.
+// overload), and 16-bit floats compute in float (std::fabs of _Float16 is
+// ambiguous); the result is cast back. maxnumf is device.h's maxNumOf
+// (-0 < +0, as the SE's Max).
 // CHECK-LABEL: extern "C" void mtia_kernel_narrow(
 // CHECK: static_cast<int8_t>(std::min(static_cast<int8_t>({{.*}}), static_cast<int8_t>(26)))
 // CHECK: static_cast<_Float16>(std::fabs(static_cast<float>(
-// CHECK: static_cast<_Float16>(std::fmax(static_cast<float>({{.*}}), static_cast<float>(
+// CHECK: static_cast<_Float16>(maxNumOf(static_cast<float>({{.*}}), static_cast<float>(
 tt.func public @narrow(%i: i8, %h: f16, %out8: !tt.ptr<i8>, %out16: !tt.ptr<f16>) {
   %c26 = arith.constant 26 : i8
   %half = arith.constant 5.000000e-01 : f16
