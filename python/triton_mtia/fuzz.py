@@ -16,7 +16,8 @@ accumulator, sometimes a branch on a loaded scalar, and a store; sometimes
 a reduction (sum, max, min) or a scan (cumsum) as well, and sometimes loads
 after stores to the same addresses in one program (the block read back
 reversed or shifted and stored over, in-place updates in a loop, a scalar
-store read back: a program must read its own writes). Integer inputs
+store read back, a store read back through a second pointer argument bound
+to the same tensor: a program must read its own writes). Integer inputs
 hold the edges of their type (min, max, -1, 0, 1) at a few places. Every program is valid and defined: divisors are made
 non-zero, shift amounts below the width, floats cast to integers only after
 clamping (and NaN removed), so both sides must agree.
@@ -177,7 +178,8 @@ class Program:
     # A program that reads its own writes (rank 1): "" none, "reverse" (the
     # block read back in reverse and stored over), "shift" (each element
     # reads its right neighbour's store), "rmw" (two in-place updates in a
-    # loop), "scalar" (a scalar store read back).
+    # loop), "scalar" (a scalar store read back), "alias" (in3 is bound to
+    # the output tensor: the store through out_ptr is read back through in3).
     memory: str = ""
     n2: int = 1  # columns (rank 2)
     cols: int = 1  # programs along the columns (rank 2)
@@ -243,21 +245,28 @@ class Program:
         """Loads after stores to the same addresses, within one program (the
         language orders them; across programs they would race)."""
         t = f"tl.{self.body.dtype}"
+        # A value compared with a tolerance must not meet another in a sum
+        # (cancellation would magnify the allowed difference): it is read
+        # back and stored over as it is.
+        exact = not (self.approx or self.summed)
         lower = "" if self.lo < 0 else " & ({x} >= lo)"
         written = "({x} < n)" + lower  # what the first store wrote, at index x
         if self.memory == "reverse":
             return ["    rev = pid * BLOCK + (BLOCK - 1 - tl.arange(0, BLOCK))",
                     f"    back = tl.load(out_ptr + rev, mask={written.format(x='rev')}, other=0)",
-                    f"    tl.store(out_ptr + offs, (back + r).to({t}), mask=mask)"]
+                    f"    tl.store(out_ptr + offs, {'(back + r)' if exact else 'back'}.to({t}), mask=mask)"]
         if self.memory == "shift":
             nxt = "(offs + 1)"
             keep = written.format(x=nxt) + f" & ({nxt} < pid * BLOCK + BLOCK)"
             return [f"    back = tl.load(out_ptr + offs + 1, mask={keep}, other=0)",
-                    f"    tl.store(out_ptr + offs, (back - r).to({t}), mask=mask)"]
+                    f"    tl.store(out_ptr + offs, {'(back - r)' if exact else 'back'}.to({t}), mask=mask)"]
         if self.memory == "rmw":
             return ["    for k in range(2):",
                     "        v = tl.load(out_ptr + offs, mask=mask, other=0)",
                     f"        tl.store(out_ptr + offs, (v * 3 + 1).to({t}), mask=mask)"]
+        if self.memory == "alias":
+            return ["    back = tl.load(in3 + offs, mask=mask, other=0)  # in3 is out",
+                    f"    tl.store(out_ptr + offs, (back * 2 + 1).to({t}), mask=mask)"]
         if self.memory == "scalar":
             # Cast as the expressions do: a float is clamped before it becomes
             # an integer.
@@ -338,6 +347,9 @@ class Generator:
             reduce = r.choice(["sum", "max", "min", "cumsum"])
         branch = r.random() < 0.2
         memory = r.choice(["reverse", "shift", "rmw", "scalar"]) if rank == 1 and r.random() < 0.3 else ""
+        # Drawn last, so that the programs of the other seeds stay as they were.
+        if not memory and rank == 1 and len(inputs) <= 3 and r.random() < 0.15:
+            memory = "alias"
         return Program(self.seed, block, n, lo, programs, inputs, others, scalars, body, loop=loop,
                        reduce=reduce, branch=branch, rank=rank, n2=n2, cols=cols, memory=memory)
 
@@ -441,6 +453,8 @@ def _run(kernel, p: Program, inputs):
     import torch
     out = torch.full((p.size, ), 3, dtype=getattr(torch, p.body.dtype))
     red = torch.full((p.size, ), 5, dtype=getattr(torch, p.red_dtype))
+    if p.memory == "alias":  # two pointer arguments bound to one tensor
+        inputs = list(inputs[:3]) + [out]
     kernel[(p.programs, p.cols)](*inputs, out, red, p.n, p.n2, max(p.lo, 0), BLOCK=p.block)
     return out, red
 
