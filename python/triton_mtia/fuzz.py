@@ -247,7 +247,7 @@ class Program:
         t = f"tl.{self.body.dtype}"
         # A value compared with a tolerance must not meet another in a sum
         # (cancellation would magnify the allowed difference): it is read
-        # back and stored over as it is.
+        # back and stored over as it is, or doubled (exact).
         exact = not (self.approx or self.summed)
         lower = "" if self.lo < 0 else " & ({x} >= lo)"
         written = "({x} < n)" + lower  # what the first store wrote, at index x
@@ -263,10 +263,10 @@ class Program:
         if self.memory == "rmw":
             return ["    for k in range(2):",
                     "        v = tl.load(out_ptr + offs, mask=mask, other=0)",
-                    f"        tl.store(out_ptr + offs, (v * 3 + 1).to({t}), mask=mask)"]
+                    f"        tl.store(out_ptr + offs, ({'v * 3 + 1' if exact else 'v * 2'}).to({t}), mask=mask)"]
         if self.memory == "alias":
             return ["    back = tl.load(in3 + offs, mask=mask, other=0)  # in3 is out",
-                    f"    tl.store(out_ptr + offs, (back * 2 + 1).to({t}), mask=mask)"]
+                    f"    tl.store(out_ptr + offs, ({'back * 2 + 1' if exact else 'back * 2'}).to({t}), mask=mask)"]
         if self.memory == "scalar":
             # Cast as the expressions do: a float is clamped before it becomes
             # an integer.
