@@ -104,9 +104,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
     b.setInsertionPointToStart(body);
     for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
       if (carriedCb[i] >= 0) {
-        auto type = cast<RankedTensorType>(arg.getType());
-        int64_t bytes = numElements(type.getShape()) *
-                        mtia::elementBytes(tileElementType(type));
+        int64_t bytes = tileBytes(cast<RankedTensorType>(arg.getType()));
         // Carried addresses are read last by the yield, which advances them.
         if (isCarriedAddress(op, i))
           pendingPops[op.getBody()->getTerminator()].push_back({carriedCb[i], bytes});
@@ -126,10 +124,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
       scalars.map(result, newFor.getResult(nextScalar++));
       continue;
     }
-    auto type = cast<RankedTensorType>(result.getType());
-    tensors[result] = Lowered::tile(carriedCb[i], tileElementType(type), type.getShape());
-    schedulePop(result, carriedCb[i],
-                numElements(type.getShape()) * mtia::elementBytes(tileElementType(type)));
+    bindCbFront(result, carriedCb[i]);
   }
   return success();
 }
@@ -172,10 +167,7 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
       scalars.map(result, newIf.getResult(nextScalar++));
       continue;
     }
-    auto type = cast<RankedTensorType>(result.getType());
-    tensors[result] = Lowered::tile(resultCb[i], tileElementType(type), type.getShape());
-    schedulePop(result, resultCb[i],
-                numElements(type.getShape()) * mtia::elementBytes(tileElementType(type)));
+    bindCbFront(result, resultCb[i]);
   }
   return success();
 }

@@ -134,6 +134,8 @@ bool knownNonNegative(Value v);
 Type lowerScalarType(Type type);
 /// Element type of a tile in local memory: pointers are i64 addresses.
 Type tileElementType(Type type);
+/// Bytes of a tile of tensor type `type` in local memory.
+int64_t tileBytes(RankedTensorType type);
 /// Whether `op` only rearranges the elements of its operand, so that its
 /// result can be a view of the operand's tile.
 bool isViewOp(Operation *op);
@@ -212,6 +214,9 @@ private:
   int64_t newTile(Value root, Type elemType, ArrayRef<int64_t> shape,
                   Location loc);
   void schedulePop(Value root, int64_t cb, int64_t bytes);
+  /// `v`, a tensor that a loop carries or a branch yields in CB `cb`, is the
+  /// tile at that CB's front, popped after its last reader.
+  void bindCbFront(Value v, int64_t cb);
   void flushPops(Operation *op);
   int64_t copyToNewTile(const Lowered &from, Type elemType,
                         ArrayRef<int64_t> shape, Location loc,

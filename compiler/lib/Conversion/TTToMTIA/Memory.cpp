@@ -12,6 +12,25 @@ using namespace mlir::triton_mtia;
 
 namespace mlir::triton_mtia::tt_to_mtia {
 
+namespace {
+/// The DMA box of a scalar access: no dimension, or, under a mask, one
+/// dimension whose extent is the mask (1 or 0), so that a masked-out access
+/// touches no memory.
+struct ScalarBox {
+  SmallVector<Value> strides, valid;
+  SmallVector<int64_t> shape;
+};
+ScalarBox scalarBox(OpBuilder &b, Value loweredMask, Location loc) {
+  ScalarBox box;
+  if (loweredMask) {
+    box.strides.push_back(arith::ConstantIntOp::create(b, loc, 1, 64));
+    box.valid.push_back(arith::ExtUIOp::create(b, loc, b.getI64Type(), loweredMask));
+    box.shape.push_back(1);
+  }
+  return box;
+}
+} // namespace
+
 LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
   Location loc = op.getLoc();
   Type resultType = op.getType();
@@ -41,18 +60,12 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
 
   if (!isTensor) {
     // A scalar load: a one-element DMA and a read into a core register. A
-    // mask is the DMA's extent (1 or 0): a masked-out load touches no memory
-    // and reads the padding, as Triton's does.
+    // masked-out load touches no memory and reads the padding, as Triton's
+    // does.
     int64_t cb = nextCb++;
-    if (Value mask = op.getMask()) {
-      Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
-      Value valid = arith::ExtUIOp::create(b, loc, b.getI64Type(), scalar(mask));
-      mtia::DmaInOp::create(b, loc, scalar(op.getPtr()), ValueRange{one}, ValueRange{valid},
-                            ValueRange{}, pad, cb, elemType, ArrayRef<int64_t>{1});
-    } else {
-      mtia::DmaInOp::create(b, loc, scalar(op.getPtr()), ValueRange{}, ValueRange{},
-                            ValueRange{}, pad, cb, elemType, ArrayRef<int64_t>{});
-    }
+    ScalarBox box = scalarBox(b, op.getMask() ? scalar(op.getMask()) : Value(), loc);
+    mtia::DmaInOp::create(b, loc, scalar(op.getPtr()), box.strides, box.valid, ValueRange{},
+                          pad, cb, elemType, box.shape);
     auto read = mtia::ReadOp::create(b, loc, lowerScalarType(resultType), cb, 0);
     if (isa<tt::PointerType>(resultType)) // an address read from memory
       read->setAttr(mtia::kPointerAttr, b.getUnitAttr());
@@ -91,23 +104,11 @@ LogicalResult KernelLowering::lowerStore(tt::StoreOp op) {
   SmallVector<std::pair<int64_t, int64_t>> temps;
 
   if (!isa<RankedTensorType>(valueType)) {
-    if (Value mask = op.getMask()) {
-      // As a masked scalar load: a one-element DMA whose extent is the mask
-      // (1 or 0), so a masked-out store touches no memory.
-      int64_t cb = copyToNewTile(Lowered::splat(scalar(op.getValue())), elemType, {1}, loc,
-                                 &temps);
-      Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
-      Value valid = arith::ExtUIOp::create(b, loc, b.getI64Type(), scalar(mask));
-      mtia::DmaOutOp::create(b, loc, scalar(op.getPtr()), ValueRange{one}, ValueRange{valid},
-                             ValueRange{}, cb, elemType, ArrayRef<int64_t>{1});
-      for (auto [tmp, bytes] : temps)
-        mtia::CbPopOp::create(b, loc, tmp, bytes);
-      return success();
-    }
-    int64_t cb = copyToNewTile(Lowered::splat(scalar(op.getValue())), elemType,
-                               {}, loc, &temps);
-    mtia::DmaOutOp::create(b, loc, scalar(op.getPtr()), ValueRange{}, ValueRange{},
-                           ValueRange{}, cb, elemType, ArrayRef<int64_t>{});
+    ScalarBox box = scalarBox(b, op.getMask() ? scalar(op.getMask()) : Value(), loc);
+    int64_t cb = copyToNewTile(Lowered::splat(scalar(op.getValue())), elemType, box.shape,
+                               loc, &temps);
+    mtia::DmaOutOp::create(b, loc, scalar(op.getPtr()), box.strides, box.valid, ValueRange{},
+                           cb, elemType, box.shape);
     for (auto [tmp, bytes] : temps)
       mtia::CbPopOp::create(b, loc, tmp, bytes);
     return success();

@@ -38,6 +38,10 @@ Type lowerScalarType(Type type) {
 /// Element type of a tile in local memory: pointers are i64 addresses.
 Type tileElementType(Type type) { return lowerScalarType(elementTypeOf(type)); }
 
+int64_t tileBytes(RankedTensorType type) {
+  return numElements(type.getShape()) * mtia::elementBytes(tileElementType(type));
+}
+
 /// Whether `op` only rearranges the elements of its operand, so that its
 /// result can be a view of the operand's tile.
 bool isViewOp(Operation *op) {

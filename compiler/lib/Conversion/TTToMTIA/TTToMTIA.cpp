@@ -115,6 +115,12 @@ void KernelLowering::schedulePop(Value root, int64_t cb, int64_t bytes) {
   pendingPops[last].push_back({cb, bytes});
 }
 
+void KernelLowering::bindCbFront(Value v, int64_t cb) {
+  auto type = cast<RankedTensorType>(v.getType());
+  tensors[v] = Lowered::tile(cb, tileElementType(type), type.getShape());
+  schedulePop(v, cb, tileBytes(type));
+}
+
 /// The source attribute of an SE command for `l`; immediates are appended to
 /// `imms`.
 Attribute KernelLowering::sourceOf(const Lowered &l,

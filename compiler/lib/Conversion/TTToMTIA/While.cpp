@@ -16,6 +16,8 @@
 
 #include "KernelLowering.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::triton_mtia;
 
@@ -27,28 +29,28 @@ LogicalResult KernelLowering::lowerWhile(scf::WhileOp op) {
   auto cond = cast<scf::ConditionOp>(before.getTerminator());
   auto yield = cast<scf::YieldOp>(after.getTerminator());
   const unsigned n = op.getInits().size();
-  auto tensorType = [](Type t) { return dyn_cast<RankedTensorType>(t); };
+  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
 
-  // Which positions carry a tensor, and in which CB.
-  SmallVector<int64_t> carriedCb(n, -1);
-  bool anyTensor = llvm::any_of(op.getResultTypes(), [&](Type t) { return tensorType(t); }) ||
-                   llvm::any_of(op.getOperandTypes(), [&](Type t) { return tensorType(t); });
-  if (anyTensor) {
+  // Which positions carry a tensor, and in which CB (-1: a scalar). Without
+  // tensors the regions may carry different values: sized for the longest.
+  SmallVector<int64_t> carriedCb(
+      std::max({n, before.getNumArguments(), after.getNumArguments(), yield.getNumOperands(),
+                op.getNumResults()}),
+      -1);
+  if (llvm::any_of(op.getResultTypes(), isTensor) || llvm::any_of(op.getOperandTypes(), isTensor)) {
     if (before.getNumArguments() != n || after.getNumArguments() != n ||
         cond.getArgs().size() != n || op.getNumResults() != n)
       return unsupported(op, "while loops that carry tensors and reshape their state "
                              "between the condition and the body");
     for (unsigned i = 0; i < n; ++i) {
-      if (!tensorType(op.getInits()[i].getType()))
+      if (!isTensor(op.getInits()[i].getType()))
         continue;
       if (cond.getArgs()[i] != before.getArgument(i))
         return unsupported(op, "while loops whose condition passes on a tensor it computed");
       carriedCb[i] = nextCb++;
     }
   }
-  // Without tensors the two regions may carry different values: positions
-  // past the inits are scalars.
-  auto carried = [&](unsigned i) { return i < carriedCb.size() && carriedCb[i] >= 0; };
+  auto carried = [&](unsigned i) { return carriedCb[i] >= 0; };
   SmallVector<Value> inits;
   for (auto [i, v] : llvm::enumerate(op.getInits())) {
     if (carried(i)) {
@@ -66,14 +68,6 @@ LogicalResult KernelLowering::lowerWhile(scf::WhileOp op) {
     if (!carried(i))
       resultTypes.push_back(lowerScalarType(t));
   auto newWhile = scf::WhileOp::create(b, loc, resultTypes, inits);
-  auto bytesOf = [&](Type t) {
-    auto type = cast<RankedTensorType>(t);
-    return numElements(type.getShape()) * mtia::elementBytes(tileElementType(type));
-  };
-  auto carriedTile = [&](unsigned i, Type t) {
-    auto type = cast<RankedTensorType>(t);
-    return Lowered::tile(carriedCb[i], tileElementType(type), type.getShape());
-  };
 
   // Block arguments: scalars are the new block's, tensors the front of
   // their CB.
@@ -88,10 +82,12 @@ LogicalResult KernelLowering::lowerWhile(scf::WhileOp op) {
     Block *block = b.createBlock(&to, to.end(), argTypes, argLocs);
     unsigned next = 0;
     for (auto [i, arg] : llvm::enumerate(from.getArguments())) {
-      if (carried(i))
-        tensors[arg] = carriedTile(i, arg.getType());
-      else
+      if (carried(i)) {
+        auto type = cast<RankedTensorType>(arg.getType());
+        tensors[arg] = Lowered::tile(carriedCb[i], tileElementType(type), type.getShape());
+      } else {
         scalars.map(arg, block->getArgument(next++));
+      }
     }
     return block;
   };
@@ -116,13 +112,9 @@ LogicalResult KernelLowering::lowerWhile(scf::WhileOp op) {
     newBlock(after, newWhile.getAfter());
     for (auto [i, arg] : llvm::enumerate(after.getArguments()))
       if (carried(i))
-        schedulePop(arg, carriedCb[i], bytesOf(arg.getType()));
-    SmallVector<int64_t> yieldCb(yield.getNumOperands(), -1);
-    for (unsigned i = 0; i < yieldCb.size(); ++i)
-      if (carried(i))
-        yieldCb[i] = carriedCb[i];
-    registerYieldTargets(&after, yieldCb);
-    if (failed(lowerBlock(after)) || failed(lowerYield(yield, yieldCb)))
+        schedulePop(arg, carriedCb[i], tileBytes(cast<RankedTensorType>(arg.getType())));
+    registerYieldTargets(&after, carriedCb);
+    if (failed(lowerBlock(after)) || failed(lowerYield(yield, carriedCb)))
       return failure();
   }
   unsigned next = 0;
@@ -131,8 +123,7 @@ LogicalResult KernelLowering::lowerWhile(scf::WhileOp op) {
       scalars.map(result, newWhile.getResult(next++));
       continue;
     }
-    tensors[result] = carriedTile(i, result.getType());
-    schedulePop(result, carriedCb[i], bytesOf(result.getType()));
+    bindCbFront(result, carriedCb[i]);
   }
   return success();
 }

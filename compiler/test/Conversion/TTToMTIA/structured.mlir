@@ -140,8 +140,8 @@ tt.func public @masked_scalar(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>, %n: 
 // is the mask, so a masked-out store touches no memory.
 // CHECK-LABEL: func.func @masked_scalar_store(
 // CHECK: %[[M:.*]] = arith.cmpi slt
-// CHECK: mtia.se "Copy" %{{.*}} : f32 {cb = [[C:[0-9]+]] : i64, elemType = f32, shape = array<i64: 1>
 // CHECK: %[[V:.*]] = arith.extui %[[M]] : i1 to i64
+// CHECK: mtia.se "Copy" %{{.*}} : f32 {cb = [[C:[0-9]+]] : i64, elemType = f32, shape = array<i64: 1>
 // CHECK: mtia.dma_out %{{.*}} strides(%{{.*}}) valid(%[[V]]) {cb = [[C]] : i64, elemType = f32, shape = array<i64: 1>}
 tt.func public @masked_scalar_store(%out_ptr: !tt.ptr<f32>, %n: i32, %x: f32) {
   %pid = tt.get_program_id x : i32
