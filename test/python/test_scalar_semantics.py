@@ -81,27 +81,25 @@ def _bool_add(a, b):
 
 
 @triton.jit
-def bool_arith_kernel(x_ptr, y_ptr, scalar_ptr, tile_ptr, parity_ptr, N: tl.constexpr):
+def _store_bool_arith(row, p, q):
     # Comparisons are i1, and Triton keeps i1 in arithmetic: it wraps as a
     # 1-bit integer (true + true = false), on GPUs and in the interpreter.
-    for i in tl.static_range(N):
-        p = tl.load(x_ptr + i) > 0
-        q = tl.load(y_ptr + i) > 0
-        row = scalar_ptr + i * 5
-        tl.store(row + 0, (p + q).to(tl.int32))
-        tl.store(row + 1, (p - q).to(tl.int32))
-        tl.store(row + 2, (p * q).to(tl.int32))
-        tl.store(row + 3, tl.maximum(p, q).to(tl.int32))
-        tl.store(row + 4, tl.minimum(p, q).to(tl.int32))
+    # `row` and p, q are scalars or tiles alike.
+    tl.store(row + 0, (p + q).to(tl.int32))
+    tl.store(row + 1, (p - q).to(tl.int32))
+    tl.store(row + 2, (p * q).to(tl.int32))
+    tl.store(row + 3, tl.maximum(p, q).to(tl.int32))
+    tl.store(row + 4, tl.minimum(p, q).to(tl.int32))
+
+
+@triton.jit
+def bool_arith_kernel(x_ptr, y_ptr, scalar_ptr, tile_ptr, parity_ptr, N: tl.constexpr):
+    for i in tl.static_range(N):  # the scalar path
+        _store_bool_arith(scalar_ptr + i * 5, tl.load(x_ptr + i) > 0, tl.load(y_ptr + i) > 0)
     r = tl.arange(0, N)
     p = tl.load(x_ptr + r) > 0
     q = tl.load(y_ptr + r) > 0
-    rows = tile_ptr + r * 5
-    tl.store(rows + 0, (p + q).to(tl.int32))
-    tl.store(rows + 1, (p - q).to(tl.int32))
-    tl.store(rows + 2, (p * q).to(tl.int32))
-    tl.store(rows + 3, tl.maximum(p, q).to(tl.int32))
-    tl.store(rows + 4, tl.minimum(p, q).to(tl.int32))
+    _store_bool_arith(tile_ptr + r * 5, p, q)
     tl.store(parity_ptr, tl.reduce(p, 0, _bool_add).to(tl.int32))
 
 
