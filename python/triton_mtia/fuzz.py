@@ -617,14 +617,15 @@ def shrink(p: Program, outcome: str, workdir: str, budget: int = 60) -> Program:
 REPRODUCER = '''"""Fuzzer reproducer (seed {seed}): {outcome}: {detail}
 
 Run: python {name}  (compares the MTIA backend with Triton's interpreter)."""
-import dataclasses, json, tempfile
+import tempfile
 from triton_mtia import fuzz
 
 PROGRAM = {program}
 
-p = fuzz.program_from_json(PROGRAM)
-print(p.source())
-print(fuzz.evaluate(p, tempfile.mkdtemp()))
+if __name__ == "__main__":  # the interpreter runs in a spawned child, which imports this file
+    p = fuzz.program_from_json(PROGRAM)
+    print(p.source())
+    print(fuzz.evaluate(p, tempfile.mkdtemp()))
 '''
 
 

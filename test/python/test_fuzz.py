@@ -41,3 +41,15 @@ def test_shrinking_keeps_the_outcome_and_drops_the_rest(monkeypatch):
     assert len(list(small.body.nodes())) < len(list(p.body.nodes()))
     # The reproducer format round-trips.
     assert fuzz.program_from_json(fuzz.program_to_json(small)).source() == small.source()
+
+
+def test_a_reproducer_script_runs(tmp_path):
+    # The script is run directly, and the interpreter's spawned child imports
+    # it again: without a __main__ guard it would start a child of its own.
+    p = fuzz.Generator(3).program()
+    script = tmp_path / "repro.py"
+    script.write_text(fuzz.REPRODUCER.format(seed=3, outcome="wrong", detail="", name=script.name,
+                                             program=repr(fuzz.program_to_json(p))))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "'outcome': 'ok'" in run.stdout, run.stdout[-3000:]
