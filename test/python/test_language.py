@@ -416,3 +416,40 @@ def test_masked_scalar_load_reads_padding_and_no_memory():
     out = torch.empty(8)
     masked_scalar_load_kernel[(8, )](x, out, 5)
     assert out.tolist() == [2.0, 4.0, 6.0, 8.0, 10.0, -1.0, -1.0, -1.0]
+
+
+@triton.jit
+def pick_pointer(first, second, take_first: tl.constexpr):
+    if take_first:
+        return first
+    return second
+
+
+@triton.jit
+def const_pointer_kernel(src: tl.const, dst, spare, n, use_spare: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    target = pick_pointer(spare, dst, use_spare)
+    tl.store(target + offs, tl.load(src + offs, mask=mask) * 3, mask=mask)
+
+
+@pytest.mark.parametrize("use_spare", [False, True])
+def test_const_pointer_arguments(use_spare, gen):
+    # `tl.const` pointers are in Triton 3.9's "constant" address space; a
+    # helper returns one of two writable pointers, chosen at compile time.
+    src = torch.randn(100, generator=gen)
+    dst, spare = torch.zeros(100), torch.zeros(100)
+    const_pointer_kernel[(1, )](src, dst, spare, 100, use_spare=use_spare, BLOCK=128)
+    torch.testing.assert_close(spare if use_spare else dst, src * 3)
+    assert not (dst if use_spare else spare).any()
+
+
+@triton.jit
+def store_to_const_kernel(dst: tl.const, BLOCK: tl.constexpr):
+    tl.store(dst + tl.arange(0, BLOCK), 1.0)
+
+
+def test_store_to_a_const_pointer_is_a_compile_error():
+    with pytest.raises(triton.CompilationError) as info:
+        store_to_const_kernel[(1, )](torch.zeros(16), BLOCK=16)
+    assert "constant pointer" in str(info.value) + str(info.value.__cause__)

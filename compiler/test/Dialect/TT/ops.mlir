@@ -109,3 +109,16 @@ tt.func public @dot(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %c: tensor<32x
   %l = tt.descriptor_load %desc[%c0, %c0] : !tt.tensordesc<32x32xf32> -> tensor<32x32xf32>
   tt.return
 }
+
+// Address spaces: Triton 3.9 names them (`tl.const` pointers are in
+// "constant"); older Triton numbered them, 1 being global, the default.
+// CHECK-LABEL: tt.func public @address_spaces
+// CHECK-SAME: !tt.ptr<f32, "constant">, %{{.*}}: !tt.ptr<f32>, %{{.*}}: !tt.ptr<f16>, %{{.*}}: !tt.ptr<i8, 3>
+tt.func public @address_spaces(%c: !tt.ptr<f32, "constant">, %g: !tt.ptr<f32>, %one: !tt.ptr<f16, 1>, %three: !tt.ptr<i8, 3>) {
+  %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %p = tt.splat %c : !tt.ptr<f32, "constant"> -> tensor<16x!tt.ptr<f32, "constant">>
+  // CHECK: tt.addptr %{{.*}}, %{{.*}} : tensor<16x!tt.ptr<f32, "constant">>, tensor<16xi32>
+  %q = tt.addptr %p, %r : tensor<16x!tt.ptr<f32, "constant">>, tensor<16xi32>
+  %v = tt.load %q : tensor<16x!tt.ptr<f32, "constant">>
+  tt.return
+}

@@ -37,15 +37,20 @@ void TTDialect::initialize() {
 // PointerType
 //===----------------------------------------------------------------------===//
 
-/// Triton prints the default address space (1) as `!tt.ptr<f32>`.
+/// The address space is a name (`"constant"`) or, from older Triton, a
+/// number; number 1 is the global space, the default, which is not printed.
 Type PointerType::parse(AsmParser &parser) {
   Type pointee;
-  int addressSpace = 1;
+  std::string addressSpace = "global";
   if (parser.parseLess() || parser.parseType(pointee))
     return {};
   if (succeeded(parser.parseOptionalComma()) &&
-      parser.parseInteger(addressSpace))
-    return {};
+      failed(parser.parseOptionalString(&addressSpace))) {
+    int number;
+    if (parser.parseInteger(number))
+      return {};
+    addressSpace = number == 1 ? "global" : std::to_string(number);
+  }
   if (parser.parseGreater())
     return {};
   return PointerType::get(pointee, addressSpace);
@@ -53,8 +58,14 @@ Type PointerType::parse(AsmParser &parser) {
 
 void PointerType::print(AsmPrinter &printer) const {
   printer << "<" << getPointeeType();
-  if (getAddressSpace() != 1)
-    printer << ", " << getAddressSpace();
+  StringRef space = getAddressSpace();
+  if (space != "global") {
+    printer << ", ";
+    if (llvm::all_of(space, llvm::isDigit))
+      printer << space;
+    else
+      printer << '"' << space << '"';
+  }
   printer << ">";
 }
 

@@ -10,15 +10,19 @@ include "mlir/IR/BuiltinTypeInterfaces.td"
 // Types
 //===----------------------------------------------------------------------===//
 
-/// `!tt.ptr<f32>` (address space 1 is the default and is not printed) or
-/// `!tt.ptr<f32, 3>`.
+/// `!tt.ptr<f32>` (the global address space is the default and is not
+/// printed), `!tt.ptr<f32, "constant">` (Triton 3.9's `tl.const` pointers:
+/// address spaces are names) or `!tt.ptr<f32, 3>` (older Triton's numbered
+/// spaces, kept as their number's spelling; 1 is global). Every space is
+/// global memory on an MTIA PE: the space is kept only to print it back.
 def TT_PointerType : TypeDef<TT_Dialect, "Pointer"> {
   let mnemonic = "ptr";
   let summary = "pointer to an element of global memory";
-  let parameters = (ins "::mlir::Type":$pointeeType, "int":$addressSpace);
+  let parameters = (ins "::mlir::Type":$pointeeType,
+                        StringRefParameter<"address space", "\"global\"">:$addressSpace);
   let builders = [
     TypeBuilderWithInferredContext<(ins "::mlir::Type":$pointeeType,
-                                        CArg<"int", "1">:$addressSpace), [{
+                                        CArg<"::llvm::StringRef", "\"global\"">:$addressSpace), [{
       return $_get(pointeeType.getContext(), pointeeType, addressSpace);
     }]>
   ];
