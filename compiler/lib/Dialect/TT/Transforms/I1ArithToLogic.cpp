@@ -33,20 +33,20 @@ Value buildLogic(OpBuilder &b, Operation *op) {
     TypedAttr one = b.getBoolAttr(true);
     if (auto shaped = dyn_cast<ShapedType>(t))
       one = SplatElementsAttr::get(shaped, b.getBoolAttr(true));
-    Value ones = b.create<arith::ConstantOp>(loc, t, one);
-    return b.create<arith::XOrIOp>(loc, y(), ones);
+    Value ones = arith::ConstantOp::create(b, loc, t, one);
+    return arith::XOrIOp::create(b, loc, y(), ones);
   };
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<arith::AddIOp, arith::SubIOp>(
-          [&](auto) { return b.create<arith::XOrIOp>(loc, x(), y()); })
+          [&](auto) { return arith::XOrIOp::create(b, loc, x(), y()); })
       .Case<arith::MulIOp, arith::MaxSIOp, arith::MinUIOp>(
-          [&](auto) { return b.create<arith::AndIOp>(loc, x(), y()); })
+          [&](auto) { return arith::AndIOp::create(b, loc, x(), y()); })
       .Case<arith::MinSIOp, arith::MaxUIOp>(
-          [&](auto) { return b.create<arith::OrIOp>(loc, x(), y()); })
+          [&](auto) { return arith::OrIOp::create(b, loc, x(), y()); })
       .Case<arith::DivSIOp, arith::DivUIOp>(
-          [&](auto) { return b.create<arith::OrIOp>(loc, x(), notY()); })
+          [&](auto) { return arith::OrIOp::create(b, loc, x(), notY()); })
       .Case<arith::RemSIOp, arith::RemUIOp, arith::ShLIOp, arith::ShRUIOp>(
-          [&](auto) { return b.create<arith::AndIOp>(loc, x(), notY()); })
+          [&](auto) { return arith::AndIOp::create(b, loc, x(), notY()); })
       .Case<arith::ShRSIOp>([&](auto) { return x(); })
       .Default([](Operation *) { return Value(); });
 }
