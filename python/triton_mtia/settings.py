@@ -27,7 +27,7 @@ COMPILER_TOOL = "triton-mtia-compile"
 #: same name) switches off, in the order the ablation benchmark reports
 #: them. Each but pipelining (``--num-stages=1``) is switched off by the
 #: compiler flag ``--no-<name with dashes>``.
-OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math", "vector_core_sharing")
+OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math", "vector_core_sharing", "command_pipelining")
 
 #: The package directory; CMake installs `_bin/`, `include/` and `_mtia_sim`
 #: into it (see the install() rules in runtime/ and compiler/).
@@ -128,11 +128,14 @@ class Settings:
     #: ``//`` and ``%`` by constants in addresses, as the digits of an N-D
     #: DMA (False: gathers and scatters by address); elementwise commands
     #: the RISC-V vector core would finish before the busy SIMD engine go to
-    #: it (mtia-share-vector-core; False: all on the SE).
+    #: it (mtia-share-vector-core; False: all on the SE); a loop's next
+    #: iteration's loads and dots issued before this iteration's tail
+    #: (mtia-pipeline-commands; False: program order).
     pipelining: bool = True
     cb_stacking: bool = True
     index_math: bool = True
     vector_core_sharing: bool = True
+    command_pipelining: bool = True
     #: How a launch deals its programs to the PEs (paper 4.3.1): "linear"
     #: (PE k runs a contiguous block of program ids), "round_robin" (PE k
     #: runs k, k+64, ...) or "zigzag" (rounds of 64 dealt forward, then

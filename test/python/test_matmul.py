@@ -460,6 +460,27 @@ def test_attention_with_prefetched_next_block(gen):
     torch.testing.assert_close(o, expected.half(), atol=2e-3, rtol=2e-3)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("seq", [40, 200])
+def test_attention_as_written_is_pipelined_by_the_compiler(causal, seq, gen):
+    # The GPU-style kernel (no prefetch): mtia-pipeline-commands issues the
+    # next block's K load and q k^T (and V load) before this block's
+    # softmax. Results are the same bits with the switch off; the DPE and
+    # the SE overlap, so the launch is faster. seq = 40 runs one block (the
+    # loop's next-iteration stage is never issued); 200 ends on a partial one.
+    heads = 8
+    q, k, v = (torch.randn(heads, seq, 64, generator=gen).half() for _ in range(3))
+    o = attention(q, k, v, causal=causal)
+    on = triton_mtia.last_launch().cycles
+    o_off = attention(q, k, v, causal=causal, command_pipelining=False)
+    off = triton_mtia.last_launch().cycles
+    assert torch.equal(o, o_off)
+    expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+    torch.testing.assert_close(o, expected.half(), atol=2e-3, rtol=2e-3)
+    if seq > 64:
+        assert on < 0.95 * off, (on, off)
+
+
 @triton.jit
 def swizzled_bmm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, s_ab, s_am, s_ak, s_bb, s_bk, s_bn, s_cb, s_cm, s_cn,
                         BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,

@@ -67,6 +67,10 @@ static cl::opt<bool> noVectorCoreSharing(
     "no-vector-core-sharing",
     cl::desc("keep every elementwise command on the SIMD engine (skip "
              "mtia-share-vector-core)"));
+static cl::opt<bool> noCommandPipelining(
+    "no-command-pipelining",
+    cl::desc("issue each loop iteration's commands in program order (skip "
+             "mtia-pipeline-commands)"));
 static cl::opt<bool> noMemoryOrder(
     "no-memory-order",
     cl::desc("no fences between a program's loads and stores (skip "
@@ -218,7 +222,7 @@ int main(int argc, char **argv) {
   }
   parsing = false;
 
-  auto lower = [&](ModuleOp m, unsigned rematerialize) {
+  auto lower = [&](ModuleOp m, unsigned rematerialize, bool pipelineCommands) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
@@ -234,6 +238,8 @@ int main(int argc, char **argv) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIALegalizeRank());
+    if (pipelineCommands)
+      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAPipelineCommands());
     if (!noMemoryOrder)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAOrderMemory());
     if (!noVectorCoreSharing)
@@ -274,8 +280,17 @@ int main(int argc, char **argv) {
       diagnostics.clear();
       outOfCbs = outOfMemory = false;
       lowered = source->clone();
-      if (succeeded(lower(*lowered, level)))
+      if (succeeded(lower(*lowered, level, !noCommandPipelining)))
         break;
+      // Tiles that stage 0 of a pipelined loop holds for the next iteration
+      // can be what does not fit: the same lowering in program order first.
+      if (!noCommandPipelining && (outOfCbs || outOfMemory)) {
+        diagnostics.clear();
+        outOfCbs = outOfMemory = false;
+        lowered = source->clone();
+        if (succeeded(lower(*lowered, level, /*pipelineCommands=*/false)))
+          break;
+      }
       if (parts == 1 && level == 0)
         asWritten = diagnostics;
       if (outOfMemory) {

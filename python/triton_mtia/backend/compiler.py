@@ -78,9 +78,12 @@ class MTIAOptions:
     cb_stacking: Optional[bool] = None
     #: recovering `//` / `%` index math as N-D DMAs (False: gathers), and
     #: giving elementwise commands to the idle vector core where it finishes
-    #: them first (False: all on the SIMD engine).
+    #: them first (False: all on the SIMD engine), and issuing a loop's
+    #: next iteration's loads and dots before this iteration's tail
+    #: (False: program order).
     index_math: Optional[bool] = None
     vector_core_sharing: Optional[bool] = None
+    command_pipelining: Optional[bool] = None
     debug: bool = False
     sanitize_overflow: bool = True
     arch: str = "mtia2i"

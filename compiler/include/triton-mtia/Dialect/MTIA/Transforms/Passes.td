@@ -113,6 +113,25 @@ def MTIAShareVectorCore : Pass<"mtia-share-vector-core", "::mlir::func::FuncOp">
   ];
 }
 
+def MTIAPipelineCommands : Pass<"mtia-pipeline-commands", "::mlir::func::FuncOp"> {
+  let summary = "Issue the next iteration's loads and dots before this iteration's tail";
+  let description = [{
+    Units run their commands in issue order, so in fused attention the next
+    block's q k^T waits on the DPE behind this block's p v, which waits for
+    the whole softmax: the DPE and the SE take turns. The pass splits an
+    scf.for body into stage 0 (loads, dots and the SE commands they need,
+    computed from the induction variable and values defined before the
+    loop) and stage 1 (the rest), and issues stage 0 of iteration i + 1,
+    under `scf.if (i + step < ub)`, before stage 1 of iteration i, with the
+    first iteration's stage 0 before the loop (paper 4.1.3). Each CB that
+    stage 0 fills holds one tile per iteration, so stage 1 still reads its
+    own tile at the front. Loops that store, scatter, use atomics or
+    barriers are left alone (a load of the next iteration would pass this
+    one's store), as are loops whose stage 0 only loads.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 def MTIAReplaceFront : Pass<"mtia-replace-front", "::mlir::func::FuncOp"> {
   let summary = "Let an accumulator's new tile take the room of the one it replaces";
   let description = [{
