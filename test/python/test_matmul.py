@@ -10,6 +10,7 @@ import triton
 import triton.language as tl
 
 import triton_mtia
+from triton_mtia.settings import OPTIMIZATIONS
 from triton_mtia.samples.attention import attention
 from triton_mtia.samples.matmul import matmul, matmul_kernel
 
@@ -477,7 +478,9 @@ def test_attention_as_written_is_pipelined_by_the_compiler(causal, seq, gen):
     assert torch.equal(o, o_off)
     expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
     torch.testing.assert_close(o, expected.half(), atol=2e-3, rtol=2e-3)
-    if seq > 64:
+    # The gain is measured with every other optimization on (the switch-off
+    # reruns of test_optimization_switches.py check results only).
+    if seq > 64 and all(getattr(triton_mtia.settings, name) for name in OPTIMIZATIONS):
         assert on < 0.95 * off, (on, off)
 
 

@@ -27,6 +27,10 @@ flag):
   core (half the SE's rate, a queue of its own) where a list schedule of the
   block says it finishes there before the busy SIMD engine would
   (mtia-share-vector-core; off: ``--no-vector-core-sharing``, all on the SE).
+* ``command_pipelining``: a loop's next iteration's loads and dots (and the
+  SE commands they need) are issued before this iteration's tail, so that
+  in-order unit queues overlap the DPE and the SE
+  (mtia-pipeline-commands; off: ``--no-command-pipelining``, program order).
 
 Kernels: softmax and layernorm at 300x781 (not multiples of their blocks),
 a GEMM with a long K loop at two shapes, a row sum streaming 64 Ki columns
