@@ -10,7 +10,7 @@
 // the physical CB after the accumulator's (whose Add needs two as well).
 // CHECK-LABEL: func.func @dot_then_tail
 // CHECK: mtia.dma_in %{{.*}} {cb = 0 : i64
-// CHECK: %[[FIRST:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK: %[[FIRST:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: scf.if %[[FIRST]] {
 // CHECK-NEXT: arith.extsi
 // CHECK-NEXT: arith.muli
@@ -20,9 +20,8 @@
 // CHECK-NEXT: mtia.cb_pop {bytes = 8192 : i64, cb = 1 : i64}
 // CHECK-NEXT: }
 // CHECK-NEXT: scf.for %[[IV:.*]] = %{{.*}} to %[[UB:.*]] step %[[STEP:[^ ]*]]
-// CHECK: %[[WIDE:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
-// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi slt, %[[WIDE]], %{{.*}} : i64
 // CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[IV]], %[[STEP]] : i32
+// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %[[UB]] : i32
 // CHECK-NEXT: scf.if %[[MORE]] {
 // CHECK-NEXT: arith.extsi %[[NEXT]]
 // CHECK: mtia.dma_in {{.*}}cb = 1 : i64

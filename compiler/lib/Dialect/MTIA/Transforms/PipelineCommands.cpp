@@ -217,27 +217,11 @@ private:
     }
   }
 
-  /// `x < y` in the loop's comparison; integers narrower than 64 bits are
-  /// compared as i64, so that `iv + step` (`x + addend`) cannot wrap.
-  Value lessThan(OpBuilder &b, Value x, Value addend, Value y) {
-    Location loc = loop.getLoc();
-    const bool isUnsigned = loop.getUnsignedCmp();
-    Type t = x.getType();
-    if (t.isInteger() && t.getIntOrFloatBitWidth() < 64) {
-      auto widen = [&](Value v) -> Value {
-        if (isUnsigned)
-          return arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
-        return arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
-      };
-      x = widen(x);
-      y = widen(y);
-      if (addend)
-        addend = widen(addend);
-    }
-    if (addend)
-      x = arith::AddIOp::create(b, loc, x, addend);
+  /// `x < y` in the loop's comparison.
+  Value lessThan(OpBuilder &b, Value x, Value y) {
     return arith::CmpIOp::create(
-        b, loc, isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, x, y);
+        b, loop.getLoc(),
+        loop.getUnsignedCmp() ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, x, y);
   }
 
   /// Stage 0 of the iteration whose induction variable is `iv`, inside
@@ -255,14 +239,12 @@ private:
   void rewrite() {
     // Before the loop: the first iteration's stage 0.
     OpBuilder b(loop);
-    emitStageZero(b, loop.getLowerBound(),
-                  lessThan(b, loop.getLowerBound(), Value(), loop.getUpperBound()));
-    // At the top of the body: the next iteration's.
+    emitStageZero(b, loop.getLowerBound(), lessThan(b, loop.getLowerBound(), loop.getUpperBound()));
+    // At the top of the body: the next iteration's. `i + step` is what the
+    // loop's own increment computes; where it would wrap, so would the loop.
     b.setInsertionPointToStart(body);
-    Value iv = loop.getInductionVar();
-    Value more = lessThan(b, iv, loop.getStep(), loop.getUpperBound());
-    Value next = arith::AddIOp::create(b, loop.getLoc(), iv, loop.getStep());
-    emitStageZero(b, next, more);
+    Value next = arith::AddIOp::create(b, loop.getLoc(), loop.getInductionVar(), loop.getStep());
+    emitStageZero(b, next, lessThan(b, next, loop.getUpperBound()));
     for (Operation *op : stageZero)
       op->erase();
     // Scalars that only stage 0 used.
