@@ -35,7 +35,7 @@ flag):
 Kernels: softmax and layernorm at 300x781 (not multiples of their blocks),
 a GEMM with a long K loop at two shapes, a row sum streaming 64 Ki columns
 per row, fused attention (fp16, d = 64, 64 x 64 blocks, 4 heads) causal and
-not at L = 1024 and 4096, also with the next block's q k^T issued before
+not at L = 1024 and 4096 (and d = 128 at L = 4096), also with the next block's q k^T issued before
 this block's softmax (``prefetch``), and kernels as Inductor writes them with static
 shapes (``//`` and ``%`` index math): max_pool2d_with_indices (nine taps
 live for the max and again for the argmax), an NCHW -> NHWC conversion with
@@ -293,6 +293,8 @@ KERNELS: Dict[str, Callable[[torch.Generator], Launch]] = {
     "attention_causal_L1024": _attention(1024, True),
     "attention_L4096": _attention(4096, False),
     "attention_causal_L4096": _attention(4096, True),
+    "attention_d128_L4096": _attention(4096, False, dim=128),
+    "attention_d128_causal_L4096": _attention(4096, True, dim=128),
     "attention_prefetch_L1024": _attention(1024, False, prefetch=True),
     "attention_prefetch_causal_L4096": _attention(4096, True, prefetch=True),
     "maxpool2d_indices": _maxpool,
