@@ -284,7 +284,9 @@ int main(int argc, char **argv) {
         break;
       // Tiles that stage 0 of a pipelined loop holds for the next iteration
       // can be what does not fit: the same lowering in program order first.
-      if (!noCommandPipelining && (outOfCbs || outOfMemory)) {
+      bool pipelined = false;
+      lowered->walk([&](func::FuncOp f) { pipelined |= f->hasAttr(triton_mtia::mtia::kPipelinedLoopsAttr); });
+      if (pipelined && (outOfCbs || outOfMemory)) {
         diagnostics.clear();
         outOfCbs = outOfMemory = false;
         lowered = source->clone();

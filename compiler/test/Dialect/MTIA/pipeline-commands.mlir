@@ -9,6 +9,7 @@
 // holds two tiles (this iteration's and the next one's): 32768 bytes, in
 // the physical CB after the accumulator's (whose Add needs two as well).
 // CHECK-LABEL: func.func @dot_then_tail
+// CHECK-SAME: attributes {mtia.pipelined_loops = 1 : i64}
 // CHECK: mtia.dma_in %{{.*}} {cb = 0 : i64
 // CHECK: %[[FIRST:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: scf.if %[[FIRST]] {
@@ -68,6 +69,7 @@ func.func @dot_then_tail(%q: i64, %k: i64, %n: i32) {
 // store. Left as it is.
 // CHECK-LABEL: func.func @stores
 // CHECK-NOT: scf.if
+// CHECK-NOT: pipelined_loops
 // CHECK: scf.for
 // CHECK-NEXT: mtia.dma_in
 // CHECK-NEXT: mtia.dpe

@@ -267,8 +267,14 @@ struct MTIAPipelineCommands
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); }); // innermost first
+    int64_t pipelined = 0;
     for (scf::ForOp loop : loops)
-      LoopPipeliner(loop).run();
+      pipelined += LoopPipeliner(loop).run();
+    // triton-mtia-compile lowers a kernel that no longer fits again without
+    // this pass, but only when the pass changed it.
+    if (pipelined > 0)
+      getOperation()->setAttr(kPipelinedLoopsAttr,
+                              IntegerAttr::get(IntegerType::get(&getContext(), 64), pipelined));
   }
 };
 

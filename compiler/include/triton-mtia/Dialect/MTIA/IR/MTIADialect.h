@@ -31,6 +31,8 @@ inline constexpr llvm::StringLiteral kPointerAttr = "mtia.pointer";
 /// its result takes that room (device.h replaceFront). Set by
 /// mtia-replace-front in place of the `mtia.cb_pop` that followed it.
 inline constexpr llvm::StringLiteral kReplaceFrontAttr = "mtia.replace_front";
+/// On a function: how many of its loops mtia-pipeline-commands rewrote.
+inline constexpr llvm::StringLiteral kPipelinedLoopsAttr = "mtia.pipelined_loops";
 /// Dimensions of the tiles the compute units iterate and of a DMA box: the
 /// device API's kMaxRank and kMaxBoxRank (runtime/include/mtia/device.h,
 /// whose `mtia` namespace would clash with this one; MTIADialect.cpp checks
