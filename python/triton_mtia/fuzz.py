@@ -12,7 +12,8 @@ bfloat16, which the interpreter computes on as bit patterns)
 under a mask with an odd bound and sometimes a lower bound, scalar loads,
 an expression tree of arithmetic, bitwise, shift, division, comparison,
 `tl.where`, cast and math ops, sometimes a loop with a loop-carried
-accumulator, sometimes a branch on a loaded scalar, and a store; sometimes
+accumulator (whose inputs are sometimes loaded inside it, shifted by the
+induction variable), sometimes a branch on a loaded scalar, and a store; sometimes
 a reduction (sum, max, min) or a scan (cumsum) as well, and sometimes loads
 after stores to the same addresses in one program (the block read back
 reversed or shifted and stored over, in-place updates in a loop, a scalar
@@ -47,6 +48,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -183,6 +185,11 @@ class Program:
     memory: str = ""
     n2: int = 1  # columns (rank 2)
     cols: int = 1  # programs along the columns (rank 2)
+    # Rank 1 with a loop: the loop loads its inputs itself, shifted by the
+    # induction variable (a gather by `(offs + i) % n`), instead of reusing
+    # the loads before it; the next iteration's loads can then be issued
+    # ahead (mtia-pipeline-commands).
+    stream: bool = False
 
     @property
     def size(self) -> int:
@@ -214,6 +221,12 @@ class Program:
             start = 1 if op == "*" else 0
             lines.append(f"    acc = tl.full({shape}, {start}, dtype=tl.{self.body.dtype})")
             lines.append(f"    for i in range({trips}):")
+            if self.stream and self.rank == 1:
+                for k in range(len(self.inputs)):
+                    if re.search(rf"\ba{k}\b", expr):
+                        lines.append(f"        b{k} = tl.load(in{k} + (offs + i) % n, mask=mask, "
+                                     f"other={self.others[k]})")
+                        expr = re.sub(rf"\ba{k}\b", f"b{k}", expr)
             lines.append(f"        acc = (acc {op} {expr}).to(tl.{self.body.dtype})")
             expr = "acc"
         # Triton promotes some ops (float16 % float16 is float32): r takes the
@@ -350,8 +363,11 @@ class Generator:
         # Drawn last, so that the programs of the other seeds stay as they were.
         if not memory and rank == 1 and len(inputs) <= 3 and r.random() < 0.15:
             memory = "alias"
+        # From a generator of its own, so that every other choice stays as it was.
+        stream = loop is not None and rank == 1 and random.Random(self.seed * 7919 + 17).random() < 0.5
         return Program(self.seed, block, n, lo, programs, inputs, others, scalars, body, loop=loop,
-                       reduce=reduce, branch=branch, rank=rank, n2=n2, cols=cols, memory=memory)
+                       reduce=reduce, branch=branch, rank=rank, n2=n2, cols=cols, memory=memory,
+                       stream=stream)
 
     def _constant(self, t: str) -> str:
         if is_int(t):
@@ -574,6 +590,8 @@ def candidates(p: Program):
     operand of the same dtype or by a leaf."""
     if p.loop:
         yield dataclasses.replace(p, loop=None)
+    if p.stream:
+        yield dataclasses.replace(p, stream=False)
     if p.reduce:
         yield dataclasses.replace(p, reduce="")
     if p.branch:
