@@ -12,8 +12,9 @@
 // the program (a CB is read at any offset from its front). A tile is
 // popped when it and every tile in front of it are dead, so a stack can
 // hold dead bytes for a while; its size is its simulated peak. Stacked are
-// only tiles whose whole life (pushes, reads, pops) is in one block and
-// that are read only through views (never as the front of a DMA out,
+// only tiles pushed and popped in one block, read there or inside the
+// regions of its ops (a loop reading a tile made before it), and read only
+// through views (never as the front of a DMA out,
 // scatter, print, assert, or an address or mask tile), longest lives first,
 // one at a time until the colouring fits. Kernels that fit without it are
 // not touched.
@@ -149,48 +150,27 @@ struct Stack {
         front = newFront;
         continue;
       }
-      // Reads first (at issue, from the front), then the appended tile.
-      auto moved = [&](ViewAttr view, Attribute &out) {
-        if (!members.contains(view.getCb()))
-          return true;
-        int64_t elements;
-        if (!behind(view.getCb(), elementBytes(view.getElemType()), elements))
-          return false;
-        out = ViewAttr::get(ctx, stackCb, view.getElemType(), view.getOffset() + elements,
-                            view.getStrides());
-        return true;
-      };
-      for (NamedAttribute attr : op.getAttrs()) {
-        if (auto view = dyn_cast<ViewAttr>(attr.getValue())) {
-          Attribute out;
-          if (!moved(view, out))
-            return failure();
-          if (stackCb >= 0 && out)
-            op.setAttr(attr.getName(), out);
-        } else if (auto array = dyn_cast<ArrayAttr>(attr.getValue())) {
-          SmallVector<Attribute> elements(array.begin(), array.end());
-          for (Attribute &element : elements)
-            if (auto view = dyn_cast<ViewAttr>(element)) {
-              Attribute out;
-              if (!moved(view, out))
-                return failure();
-              if (out)
-                element = out;
-            }
-          if (stackCb >= 0)
-            op.setAttr(attr.getName(), ArrayAttr::get(ctx, elements));
-        }
-      }
-      if (auto read = dyn_cast<ReadOp>(op); read && members.contains(read.getCb())) {
-        int64_t elements;
-        if (!behind(read.getCb(), elementBytes(read.getType()), elements))
+      // An op with regions (a loop, a branch) may read members, at the
+      // offsets they have here, but must not push or pop them.
+      if (op.getNumRegions() > 0) {
+        bool ok = true;
+        op.walk([&](Operation *inner) {
+          if (inner == &op)
+            return;
+          CbUses uses = getCbUses(inner);
+          if (uses.writes >= 0 && members.contains(uses.writes))
+            ok = false;
+          if (auto pop = dyn_cast<CbPopOp>(inner); pop && members.contains(pop.getCb()))
+            ok = false;
+          if (ok && failed(rewriteReads(*inner, stackCb, behind)))
+            ok = false;
+        });
+        if (!ok)
           return failure();
-        if (stackCb >= 0) {
-          read.setCb(stackCb);
-          read.setIndex(read.getIndex() + elements);
-        }
         continue;
       }
+      if (failed(rewriteReads(op, stackCb, behind)))
+        return failure();
       CbUses uses = getCbUses(&op);
       if (uses.writes >= 0 && members.contains(uses.writes)) {
         if (op.hasAttr(kReplaceFrontAttr))
@@ -210,6 +190,54 @@ struct Stack {
       }
     }
     return success(queue.empty());
+  }
+
+  /// Offsets `op`'s views and reads of members by where their tiles lie
+  /// behind the front (rewriting them into `stackCb` when it is >= 0).
+  template <typename Behind>
+  LogicalResult rewriteReads(Operation &op, int64_t stackCb, Behind &behind) {
+    MLIRContext *ctx = op.getContext();
+    auto moved = [&](ViewAttr view, Attribute &out) {
+      if (!members.contains(view.getCb()))
+        return true;
+      int64_t elements;
+      if (!behind(view.getCb(), elementBytes(view.getElemType()), elements))
+        return false;
+      out = ViewAttr::get(ctx, stackCb, view.getElemType(), view.getOffset() + elements,
+                          view.getStrides());
+      return true;
+    };
+    for (NamedAttribute attr : op.getAttrs()) {
+      if (auto view = dyn_cast<ViewAttr>(attr.getValue())) {
+        Attribute out;
+        if (!moved(view, out))
+          return failure();
+        if (stackCb >= 0 && out)
+          op.setAttr(attr.getName(), out);
+      } else if (auto array = dyn_cast<ArrayAttr>(attr.getValue())) {
+        SmallVector<Attribute> elements(array.begin(), array.end());
+        for (Attribute &element : elements)
+          if (auto view = dyn_cast<ViewAttr>(element)) {
+            Attribute out;
+            if (!moved(view, out))
+              return failure();
+            if (out)
+              element = out;
+          }
+        if (stackCb >= 0)
+          op.setAttr(attr.getName(), ArrayAttr::get(ctx, elements));
+      }
+    }
+    if (auto read = dyn_cast<ReadOp>(op); read && members.contains(read.getCb())) {
+      int64_t elements;
+      if (!behind(read.getCb(), elementBytes(read.getType()), elements))
+        return failure();
+      if (stackCb >= 0) {
+        read.setCb(stackCb);
+        read.setIndex(read.getIndex() + elements);
+      }
+    }
+    return success();
   }
 };
 
@@ -301,14 +329,19 @@ struct MTIAAssignCBs
       for (Operation &op : block) {
         int64_t here = index++;
         CbUses uses = getCbUses(&op);
-        auto touch = [&](int64_t cb) {
+        // A tile stays stackable when it is pushed and popped in one block
+        // and read there or inside the regions of that block's ops (a loop
+        // reading a tile defined before it): nothing moves it meanwhile.
+        const bool isPop = isa<CbPopOp>(op);
+        auto touch = [&](int64_t cb, bool write) {
           LiveRange &r = ranges[cb];
           r.start = std::min(r.start, here);
           r.end = std::max(r.end, here);
           CbLife &life = lives[cb];
           if (!life.block)
             life.block = &block;
-          life.local &= life.block == &block;
+          const bool nestedRead = !write && !isPop && life.block->findAncestorOpInBlock(op);
+          life.local &= life.block == &block || nestedRead;
         };
         // Reads of the front: a DMA out, scatter, print or assert of `cb`,
         // address and mask tiles.
@@ -318,9 +351,9 @@ struct MTIAAssignCBs
           if (auto cb = op.getAttrOfType<IntegerAttr>(name); cb && cb.getInt() >= 0)
             lives[cb.getInt()].viewsOnly = false;
         for (int64_t cb : uses.reads)
-          touch(cb);
+          touch(cb, /*write=*/false);
         if (uses.writes >= 0) {
-          touch(uses.writes);
+          touch(uses.writes, /*write=*/true);
           LiveRange &r = ranges[uses.writes];
           int64_t bytes = producedBytes(&op);
           // mtia-replace-front: the command pops the front tile, as many

@@ -10,7 +10,8 @@ def MTIAAssignCBs : Pass<"mtia-assign-cbs", "::mlir::func::FuncOp"> {
   let description = [{
     Virtual CBs whose live ranges do not overlap share a physical CB (FIFO
     order keeps them apart). When more overlap than there are CBs, tiles
-    read only through views, whose whole life is in one block, are stacked
+    read only through views, pushed and popped in one block (and read there
+    or in the regions of its ops), are stacked
     in one CB behind each other, their views offset by the bytes in front
     of them (AssignCBs.cpp). Each physical CB gets a capacity of
     `multiplier` x its largest outstanding bytes, the multiplier being the
