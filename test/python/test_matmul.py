@@ -448,15 +448,16 @@ def test_layout_ops(gen):
     torch.testing.assert_close(s, pairs[..., 1] * 2 + pairs[..., 0])
 
 
-def test_attention_with_prefetched_next_block(gen):
-    # The next block's q k^T issued before this block's softmax. Regression:
-    # the last m_i of a program is popped without a reader; that pop once
-    # applied before its producer wrote it, and the next program's K tile,
-    # written into the freed bytes, was overwritten (NaN rows in the second
-    # program on a PE, num_stages=3).
+def test_attention_with_many_programs_per_pe(gen):
+    # 128 programs on 64 PEs, the next block's q k^T issued before this
+    # block's softmax (mtia-pipeline-commands). Regression, from when the
+    # sample did this by hand: the last m_i of a program is popped without a
+    # reader; that pop once applied before its producer wrote it, and the
+    # next program's K tile, written into the freed bytes, was overwritten
+    # (NaN rows in the second program on a PE, num_stages=3).
     heads, seq = 32, 256
     q, k, v = (torch.randn(heads, seq, 64, generator=gen).half() for _ in range(3))
-    o = attention(q, k, v, causal=True, prefetch=True)
+    o = attention(q, k, v, causal=True)
     expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=True)
     torch.testing.assert_close(o, expected.half(), atol=2e-3, rtol=2e-3)
 
@@ -464,7 +465,7 @@ def test_attention_with_prefetched_next_block(gen):
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("seq", [40, 200])
 def test_attention_as_written_is_pipelined_by_the_compiler(causal, seq, gen):
-    # The GPU-style kernel (no prefetch): mtia-pipeline-commands issues the
+    # The GPU-style kernel: mtia-pipeline-commands issues the
     # next block's K load and q k^T (and V load) before this block's
     # softmax. Results are the same bits with the switch off; the DPE and
     # the SE overlap, so the launch is faster. seq = 40 runs one block (the

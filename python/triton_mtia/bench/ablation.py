@@ -34,10 +34,9 @@ flag):
 
 Kernels: softmax and layernorm at 300x781 (not multiples of their blocks),
 a GEMM with a long K loop at two shapes, a row sum streaming 64 Ki columns
-per row, fused attention (fp16, d = 64, 64 x 64 blocks, 4 heads) causal and
-not at L = 1024 and 4096 (and d = 128 at L = 4096), also with the next block's q k^T issued before
-this block's softmax (``prefetch``), and kernels as Inductor writes them with static
-shapes (``//`` and ``%`` index math): max_pool2d_with_indices (nine taps
+per row, fused attention as a GPU author writes it (fp16, d = 64, 64 x 64
+blocks, 4 heads) causal and not at L = 1024 and 4096 (and d = 128 at
+L = 4096), and kernels as Inductor writes them with static shapes (``//`` and ``%`` index math): max_pool2d_with_indices (nine taps
 live for the max and again for the argmax), an NCHW -> NHWC conversion with
 a per-channel bias, and mish (x * tanh(softplus(x))), whose log1p runs on
 the RISC-V vector core. An optimization that does not apply to a kernel
@@ -263,7 +262,7 @@ def _mish(gen) -> Launch:
     return launch
 
 
-def _attention(seq, causal, heads=4, dim=64, prefetch=False):
+def _attention(seq, causal, heads=4, dim=64):
 
     def setup(gen) -> Launch:
         q, k, v = (torch.randn(heads, seq, dim, generator=gen).half() for _ in range(3))
@@ -275,7 +274,7 @@ def _attention(seq, causal, heads=4, dim=64, prefetch=False):
         def launch(**opts):
             # Zigzag balances the causal rows' growing work over the PEs.
             return [
-                attention_sample.attention(q, k, v, causal=causal, prefetch=prefetch, pid_mapping="zigzag", **opts)
+                attention_sample.attention(q, k, v, causal=causal, pid_mapping="zigzag", **opts)
             ], expected
 
         return launch
@@ -295,8 +294,6 @@ KERNELS: Dict[str, Callable[[torch.Generator], Launch]] = {
     "attention_causal_L4096": _attention(4096, True),
     "attention_d128_L4096": _attention(4096, False, dim=128),
     "attention_d128_causal_L4096": _attention(4096, True, dim=128),
-    "attention_prefetch_L1024": _attention(1024, False, prefetch=True),
-    "attention_prefetch_causal_L4096": _attention(4096, True, prefetch=True),
     "maxpool2d_indices": _maxpool,
     "inductor_nhwc_bias": _nhwc_bias,
     "mish_vector_core": _mish,

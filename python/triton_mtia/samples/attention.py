@@ -14,21 +14,13 @@ import triton.language as tl
 
 
 @triton.jit
-def _scores(q, k_ptr, base, rows, offs_d, seq_len, stride_s):
-    # q k^T against the K rows `rows` (masked beyond seq_len).
-    k = tl.load(k_ptr + base + rows[:, None] * stride_s + offs_d[None, :], mask=rows[:, None] < seq_len, other=0.0)
-    return tl.dot(q, tl.trans(k))
-
-
-@triton.jit
 def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, stride_h, stride_s, HEAD_DIM: tl.constexpr,
-                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, P_FP16: tl.constexpr,
-                         PREFETCH: tl.constexpr = False):
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, P_FP16: tl.constexpr):
     # One program per (query block, head); K and V are streamed in blocks of
     # BLOCK_N with the online-softmax rescaling of the running sum and output.
-    # PREFETCH computes the next block's scores before this block's softmax:
-    # units run their commands in order, so otherwise the DPE starts them
-    # only after this block's p v, which waits for the whole softmax.
+    # Written as for a GPU, in program order: the compiler issues the next
+    # block's K load and q k^T before this block's softmax
+    # (mtia-pipeline-commands), so that the DPE and the SE overlap.
     start_m = tl.program_id(0) * BLOCK_M
     head = tl.program_id(1)
     offs_m = start_m + tl.arange(0, BLOCK_M)
@@ -42,15 +34,11 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, stride_h
     acc = tl.zeros((BLOCK_M, HEAD_DIM), tl.float32)
     qk_scale = sm_scale * 1.4426950408889634  # exp(x) = exp2(x * log2(e))
     hi = tl.minimum(start_m + BLOCK_M, seq_len) if CAUSAL else seq_len
-    if PREFETCH:
-        qk_next = _scores(q, k_ptr, base, offs_n, offs_d, seq_len, stride_s)
     for start_n in range(0, hi, BLOCK_N):
         kv_rows = start_n + offs_n
-        if PREFETCH:
-            qk = qk_next
-            qk_next = _scores(q, k_ptr, base, kv_rows + BLOCK_N, offs_d, seq_len, stride_s)
-        else:
-            qk = _scores(q, k_ptr, base, kv_rows, offs_d, seq_len, stride_s)
+        k = tl.load(k_ptr + base + kv_rows[:, None] * stride_s + offs_d[None, :], mask=kv_rows[:, None] < seq_len,
+                    other=0.0)
+        qk = tl.dot(q, tl.trans(k))
         valid = kv_rows[None, :] < seq_len
         if CAUSAL:
             valid = valid & (offs_m[:, None] >= kv_rows[None, :])
@@ -71,17 +59,15 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, stride_h
              mask=offs_m[:, None] < seq_len)
 
 
-def attention(q, k, v, causal=False, block_m=64, block_n=64, p_fp16=True, prefetch=False, **launch_options):
+def attention(q, k, v, causal=False, block_m=64, block_n=64, p_fp16=True, **launch_options):
     """softmax(q k^T / sqrt(d)) v for q, k, v of shape [heads, seq, d]
-    (fp16); the output has q's dtype. `prefetch` issues the next block's
-    q k^T before this block's softmax. `launch_options` go to the launch
+    (fp16); the output has q's dtype. `launch_options` go to the launch
     (pid_mapping, the optimization switches)."""
     heads, seq, dim = q.shape
     o = torch.empty_like(q)
     grid = (triton.cdiv(seq, block_m), heads)
     attention_fwd_kernel[grid](q, k, v, o, seq, dim**-0.5, q.stride(0), q.stride(1), HEAD_DIM=dim, BLOCK_M=block_m,
-                               BLOCK_N=block_n, CAUSAL=causal, P_FP16=p_fp16, PREFETCH=prefetch,
-                               **launch_options)
+                               BLOCK_N=block_n, CAUSAL=causal, P_FP16=p_fp16, **launch_options)
     return o
 
 
