@@ -285,7 +285,9 @@ int main(int argc, char **argv) {
       // Tiles that stage 0 of a pipelined loop holds for the next iteration
       // can be what does not fit: the same lowering in program order first.
       bool pipelined = false;
-      lowered->walk([&](func::FuncOp f) { pipelined |= f->hasAttr(triton_mtia::mtia::kPipelinedLoopsAttr); });
+      lowered->walk([&](func::FuncOp f) {
+        pipelined |= f->hasAttr(triton_mtia::mtia::kPipelinedLoopsAttr);
+      });
       if (pipelined && (outOfCbs || outOfMemory)) {
         diagnostics.clear();
         outOfCbs = outOfMemory = false;

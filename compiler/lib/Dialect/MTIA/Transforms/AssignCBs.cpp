@@ -14,10 +14,9 @@
 // hold dead bytes for a while; its size is its simulated peak. Stacked are
 // only tiles pushed and popped in one block, read there or inside the
 // regions of its ops (a loop reading a tile made before it), and read only
-// through views (never as the front of a DMA out,
-// scatter, print, assert, or an address or mask tile), longest lives first,
-// one at a time until the colouring fits. Kernels that fit without it are
-// not touched.
+// through views (never as the front of a DMA out, scatter, print, assert,
+// or an address or mask tile), longest lives first, one at a time until
+// the colouring fits. Kernels that fit without it are not touched.
 //
 //===----------------------------------------------------------------------===//
 
