@@ -69,7 +69,7 @@ def test_more_live_tiles_than_cbs_in_a_loop(gen):
 
 @triton.jit
 def scans_read_by_a_loop_kernel(x_ptr, out_ptr, ROWS, N: tl.constexpr):
-    # The eighteen scans of one row are made before a loop and read by every
+    # Sixteen scans of one row are made before a loop and read by every
     # iteration of it: they live across the loop, stacked in one CB where
     # each stays put while the loop runs.
     i = tl.arange(0, N)

@@ -45,6 +45,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::triton_mtia::mtia {
 #define GEN_PASS_DEF_MTIAPIPELINECOMMANDS
@@ -173,6 +174,11 @@ private:
     return true;
   }
 
+  /// Whether every reader of `cb` in the loop is in stage 0.
+  bool readOnlyByStageZero(int64_t cb) {
+    return llvm::all_of(readers[cb], [&](Operation *r) { return candidates.contains(r); });
+  }
+
   void chooseStageZero() {
     for (Operation &op : *body)
       if (isa<DmaInOp, GatherInOp, DpeOp>(op))
@@ -187,9 +193,7 @@ private:
           if (!pushers.count(read))
             continue;
           bool producerKept = candidates.contains(pushers[read].front());
-          bool onlyStageZero = llvm::all_of(readers[read], [&](Operation *r) {
-            return candidates.contains(r);
-          });
+          bool onlyStageZero = readOnlyByStageZero(read);
           bool popsHere = llvm::all_of(pops[read], [&](Operation *p) {
             return p->getBlock() == body;
           });
@@ -203,16 +207,15 @@ private:
     }
     for (Operation &op : *body) {
       if (candidates.contains(&op)) {
-        stageZero.push_back(&op);
+        stageZero.insert(&op);
         continue;
       }
       // The pops of CBs that only stage 0 reads go with it.
       if (auto pop = dyn_cast<CbPopOp>(op)) {
         int64_t cb = pop.getCb();
         if (pushers.count(cb) && candidates.contains(pushers[cb].front()) &&
-            !readers[cb].empty() &&
-            llvm::all_of(readers[cb], [&](Operation *r) { return candidates.contains(r); }))
-          stageZero.push_back(&op);
+            !readers[cb].empty() && readOnlyByStageZero(cb))
+          stageZero.insert(&op);
       }
     }
   }
@@ -232,7 +235,7 @@ private:
     IRMapping map;
     map.map(loop.getInductionVar(), iv);
     for (Operation &op : *body)
-      if (scalars.contains(&op) || llvm::is_contained(stageZero, &op))
+      if (scalars.contains(&op) || stageZero.contains(&op))
         inner.clone(op, map);
   }
 
@@ -259,7 +262,7 @@ private:
   DenseSet<int64_t> pushedOutside;
   llvm::SetVector<Operation *> candidates;
   DenseSet<Operation *> rejected, scalars;
-  SmallVector<Operation *> stageZero; ///< in body order, pops included
+  llvm::SetVector<Operation *> stageZero; ///< in body order, pops included
 };
 
 struct MTIAPipelineCommands
