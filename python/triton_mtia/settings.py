@@ -27,7 +27,8 @@ COMPILER_TOOL = "triton-mtia-compile"
 #: same name) switches off, in the order the ablation benchmark reports
 #: them. Each but pipelining (``--num-stages=1``) is switched off by the
 #: compiler flag ``--no-<name with dashes>``.
-OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math", "vector_core_sharing", "command_pipelining")
+OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math", "vector_core_sharing", "command_pipelining",
+                 "dual_issue")
 
 #: The package directory; CMake installs `_bin/`, `include/` and `_mtia_sim`
 #: into it (see the install() rules in runtime/ and compiler/).
@@ -130,12 +131,15 @@ class Settings:
     #: the RISC-V vector core would finish before the busy SIMD engine go to
     #: it (mtia-share-vector-core; False: all on the SE); a loop's next
     #: iteration's loads and dots issued before this iteration's tail
-    #: (mtia-pipeline-commands; False: program order).
+    #: (mtia-pipeline-commands; False: program order); the fabric
+    #: interface's commands issued by one RISC-V core and the compute units'
+    #: by the other (mtia-dual-issue; False: all by the scalar core).
     pipelining: bool = True
     cb_stacking: bool = True
     index_math: bool = True
     vector_core_sharing: bool = True
     command_pipelining: bool = True
+    dual_issue: bool = True
     #: How a launch deals its programs to the PEs (paper 4.3.1): "linear"
     #: (PE k runs a contiguous block of program ids), "round_robin" (PE k
     #: runs k, k+64, ...) or "zigzag" (rounds of 64 dealt forward, then

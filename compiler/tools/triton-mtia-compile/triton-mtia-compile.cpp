@@ -71,6 +71,9 @@ static cl::opt<bool> noCommandPipelining(
     "no-command-pipelining",
     cl::desc("issue each loop iteration's commands in program order (skip "
              "mtia-pipeline-commands)"));
+static cl::opt<bool> noDualIssue(
+    "no-dual-issue",
+    cl::desc("issue every command from the PE's scalar core (skip mtia-dual-issue)"));
 static cl::opt<bool> noMemoryOrder(
     "no-memory-order",
     cl::desc("no fences between a program's loads and stores (skip "
@@ -249,6 +252,8 @@ int main(int argc, char **argv) {
     cbs.numStages = std::max<int64_t>(numStages, 1);
     cbs.stacking = !noCbStacking;
     pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs(cbs));
+    if (!noDualIssue)
+      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIADualIssue());
     if (!noScalarCost)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAScalarCost());
     return pm.run(m);

@@ -186,7 +186,28 @@ private:
   /// The source line the generated code last stored in `ctx->line` on this
   /// path (-1: unknown, as at the top of a loop body or branch).
   int64_t lastCommandLine = -1;
+  /// Whether mtia-dual-issue split the kernel's commands between the cores,
+  /// and the core the generated code last selected on this path (-1:
+  /// unknown, as at the top of a loop body or branch).
+  bool dualIssue = false;
+  int64_t issuingCore = -1;
+  /// At the top of a loop body or branch, and after one: the path's state
+  /// (the line in `ctx->line`, the issuing core) is unknown.
+  void forgetPathState() {
+    lastCommandLine = -1;
+    issuingCore = -1;
+  }
+  /// Selects the core that issues what follows (device.h onCore) where the
+  /// path may be on the other one.
+  void issueOn(int64_t core);
 };
+
+void CppEmitter::issueOn(int64_t core) {
+  if (!dualIssue || core == issuingCore)
+    return;
+  line() << "onCore(ctx, " << core << ");\n";
+  issuingCore = core;
+}
 
 std::string CppEmitter::name(Value v) {
   auto it = names.find(v);
@@ -330,6 +351,9 @@ LogicalResult CppEmitter::emitKernel(func::FuncOp func) {
     os << (i ? ", " : "") << c;
   os << "}};\n\n";
   os << "extern \"C\" void " << symbol << "(Ctx *ctx, const Arg *args) {\n";
+  // Every program starts on core 0.
+  dualIssue = func->hasAttr(mtia::kDualIssueAttr);
+  issuingCore = 0;
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     std::string n = declare(arg);
     Type t = arg.getType();
@@ -608,6 +632,12 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     return op.emitError() << "a tile of rank " << shape.size()
                           << " is not supported by the MTIA backend yet (the device API has "
                           << mtia::kTileRank << " dimensions)";
+  // Before replaceFront, which binds to the next command of the same core.
+  if (auto cost = dyn_cast<mtia::ScalarCyclesOp>(op))
+    issueOn(cost.getCore());
+  else if (!isa<mtia::ProgramIdOp, mtia::NumProgramsOp, mtia::MayAliasOp>(op))
+    issueOn(op.hasAttr(mtia::kCoreAttr) ? op.getAttrOfType<IntegerAttr>(mtia::kCoreAttr).getInt()
+                                        : 0);
   // mtia-replace-front: the command right after pops the front tile of its CB.
   if (op.hasAttr(mtia::kReplaceFrontAttr))
     line() << "replaceFront(ctx, /*cb=*/" << op.getAttrOfType<IntegerAttr>("cb").getInt()
@@ -816,7 +846,7 @@ LogicalResult CppEmitter::emitFor(scf::ForOp op) {
          << "; " << ivName << " < " << name(op.getUpperBound()) << "; " << ivName
          << " += " << name(op.getStep()) << ") {\n";
   indent += 2;
-  lastCommandLine = -1; // the body runs after itself too
+  forgetPathState(); // the body runs after itself too
   Block *body = op.getBody();
   for (Operation &inner : body->without_terminator())
     if (failed(emitOp(inner)))
@@ -833,7 +863,7 @@ LogicalResult CppEmitter::emitFor(scf::ForOp op) {
     line() << carried[i] << " = " << n << ";\n";
   indent -= 2;
   line() << "}\n";
-  lastCommandLine = -1;
+  forgetPathState();
   for (auto [result, n] : llvm::zip(op.getResults(), carried))
     names[result] = n;
   return success();
@@ -848,7 +878,7 @@ LogicalResult CppEmitter::emitIf(scf::IfOp op) {
   }
   auto branch = [&](Region &region) -> LogicalResult {
     indent += 2;
-    lastCommandLine = -1;
+    forgetPathState();
     Block &block = region.front();
     for (Operation &inner : block.without_terminator())
       if (failed(emitOp(inner)))
@@ -868,7 +898,7 @@ LogicalResult CppEmitter::emitIf(scf::IfOp op) {
       return failure();
   }
   line() << "}\n";
-  lastCommandLine = -1;
+  forgetPathState();
   return success();
 }
 
@@ -890,7 +920,7 @@ LogicalResult CppEmitter::emitWhile(scf::WhileOp op) {
   }
   line() << "while (true) {\n";
   indent += 2;
-  lastCommandLine = -1;
+  forgetPathState();
   for (Operation &inner : before.without_terminator())
     if (failed(emitOp(inner)))
       return failure();
@@ -921,7 +951,7 @@ LogicalResult CppEmitter::emitWhile(scf::WhileOp op) {
     line() << carried[i] << " = " << n << ";\n";
   indent -= 2;
   line() << "}\n";
-  lastCommandLine = -1;
+  forgetPathState();
   return success();
 }
 

@@ -1,5 +1,5 @@
-// RUN: triton-mtia-compile %s -o - | FileCheck %s
-// RUN: triton-mtia-compile %s -o - --no-scalar-cost | FileCheck %s --check-prefix=OFF
+// RUN: triton-mtia-compile %s -o - --no-dual-issue | FileCheck %s
+// RUN: triton-mtia-compile %s -o - --no-scalar-cost --no-dual-issue | FileCheck %s --check-prefix=OFF
 
 // mtia.scalar_cycles prints as scalarCycles(ctx, N) at the start of its block:
 // the body pays sitofp 4 + divf 20 once, and 2 for the alias test of X and

@@ -1,4 +1,4 @@
-// RUN: triton-mtia-compile %s -o - | FileCheck %s
+// RUN: triton-mtia-compile %s -o - --no-dual-issue | FileCheck %s
 
 // CHECK: #include "mtia/device.h"
 // CHECK: extern "C" const KernelInfo mtia_kernel_add_info = {

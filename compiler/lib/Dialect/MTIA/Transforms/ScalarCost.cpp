@@ -9,7 +9,9 @@
 // their blocks). It is executed once per execution of the block, so a loop
 // body pays per iteration and an untaken branch pays nothing.
 //
-// All costs are in scalarCost() below, the one table of the model.
+// All costs are in scalarCost() below, the one table of the model. After
+// mtia-dual-issue an op is charged to each core its `mtia.issue_cores` names
+// (a block then starts with one `mtia.scalar_cycles` per core).
 //
 //===----------------------------------------------------------------------===//
 
@@ -163,20 +165,34 @@ struct MTIAScalarCost
     // Running again recomputes the costs instead of adding to them.
     func.walk([](ScalarCyclesOp op) { op.erase(); });
 
+    // After mtia-dual-issue, each op is charged to the cores that run it.
+    const bool dual = func->hasAttr(kDualIssueAttr);
+    auto coresOf = [&](Operation *op) -> unsigned {
+      auto cores = op->getAttrOfType<IntegerAttr>(kIssueCoresAttr);
+      return dual && cores ? unsigned(cores.getInt()) : 1u;
+    };
+
     SmallVector<Block *> blocks;
     func->walk([&](Block *block) { blocks.push_back(block); });
     OpBuilder builder(func.getContext());
     for (Block *block : blocks) {
-      int64_t cycles = 0;
+      int64_t cycles[2] = {0, 0};
+      auto charge = [&](unsigned cores, int64_t c) {
+        for (unsigned core : {0u, 1u})
+          if (cores & (1u << core))
+            cycles[core] += c;
+      };
       Operation *parent = block->getParentOp();
       if (parent != func && block->getParent() == &parent->getRegion(0))
-        cycles += scalarCost(parent).perIteration;
+        charge(coresOf(parent), scalarCost(parent).perIteration);
       for (Operation &op : *block)
-        cycles += scalarCost(&op).here;
-      if (cycles <= 0)
-        continue;
+        charge(coresOf(&op), scalarCost(&op).here);
       builder.setInsertionPointToStart(block);
-      ScalarCyclesOp::create(builder, parent->getLoc(), builder.getI64IntegerAttr(cycles));
+      for (int64_t core : {0, 1})
+        if (cycles[core] > 0)
+          ScalarCyclesOp::create(builder, parent->getLoc(),
+                                 builder.getI64IntegerAttr(cycles[core]),
+                                 builder.getI64IntegerAttr(core));
     }
   }
 };

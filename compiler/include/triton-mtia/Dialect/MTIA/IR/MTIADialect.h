@@ -33,6 +33,15 @@ inline constexpr llvm::StringLiteral kPointerAttr = "mtia.pointer";
 inline constexpr llvm::StringLiteral kReplaceFrontAttr = "mtia.replace_front";
 /// On a function: how many of its loops mtia-pipeline-commands rewrote.
 inline constexpr llvm::StringLiteral kPipelinedLoopsAttr = "mtia.pipelined_loops";
+/// On a command: the RISC-V core that issues it, 1 (the vector core);
+/// absent: core 0. Set by mtia-dual-issue, read by the C++ emitter.
+inline constexpr llvm::StringLiteral kCoreAttr = "mtia.core";
+/// On a scalar op: the cores whose code computes it, a mask (bit 0: core 0,
+/// bit 1: core 1); absent: core 0. Set by mtia-dual-issue, read by
+/// mtia-scalar-cost.
+inline constexpr llvm::StringLiteral kIssueCoresAttr = "mtia.issue_cores";
+/// On a function: mtia-dual-issue split its commands between the cores.
+inline constexpr llvm::StringLiteral kDualIssueAttr = "mtia.dual_issue";
 /// Dimensions of the tiles the compute units iterate and of a DMA box: the
 /// device API's kMaxRank and kMaxBoxRank (runtime/include/mtia/device.h,
 /// whose `mtia` namespace would clash with this one; MTIADialect.cpp checks

@@ -324,9 +324,14 @@ def MTIA_ScalarCyclesOp : MTIA_Op<"scalar_cycles"> {
     block's scalar ops, and the C++ emitter prints it as
     `scalarCycles(ctx, N)`, which advances the core's clock by N cycles
     (`units.riscv.scalar_cycles`). Executed once per execution of its block,
-    so a loop body's cost is paid per iteration.
+    so a loop body's cost is paid per iteration. `core` is the RISC-V core
+    that spends them (0, the scalar core, unless mtia-dual-issue split the
+    kernel's issue between the two: then a block may start with one for
+    each).
   }];
-  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$cycles);
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$cycles,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>,
+                                         "0">:$core);
   let assemblyFormat = "attr-dict";
 }
 

@@ -133,6 +133,32 @@ def MTIAPipelineCommands : Pass<"mtia-pipeline-commands", "::mlir::func::FuncOp"
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def MTIADualIssue : Pass<"mtia-dual-issue", "::mlir::func::FuncOp"> {
+  let summary = "Split command issue between the PE's two RISC-V cores";
+  let description = [{
+    A PE has two RISC-V cores, each able to issue commands to every unit
+    (paper 4.1.2); the core pays `issue_cycles` per command and the cycles
+    of the scalar code around it, so a kernel of many small commands
+    (layernorm over chunks, a small GEMM) is bound by one core's issue. The
+    pass gives the fabric interface's commands (DMAs, gathers, scatters,
+    atomics, fences) to the scalar core 0 and the compute units' commands
+    (SE, DPE, MLU, the vector unit) to the vector core 1, a static split by
+    unit: each unit's queue is then fed by one core, in program order, and
+    the cores meet only in the CBs, whose producers and consumers the units
+    already synchronize. A `cb_pop` goes to the core of the command that
+    last used its CB before it in program order (its last reader), so a
+    core only releases what its own commands have read; reads, prints and
+    asserts stay on core 0.
+    Commands on core 1 get `mtia.core = 1`. Each scalar op gets in
+    `mtia.issue_cores` the cores that need its value (bit 0: core 0, bit 1:
+    core 1; absent: core 0 only), so that mtia-scalar-cost charges address
+    arithmetic to the core that issues the command and loop control, branch
+    conditions and values both need to both. A function with commands for
+    only one of the cores is left alone. Results do not change: the units
+    run the same commands in the same order.
+  }];
+}
+
 def MTIAReplaceFront : Pass<"mtia-replace-front", "::mlir::func::FuncOp"> {
   let summary = "Let an accumulator's new tile take the room of the one it replaces";
   let description = [{
