@@ -132,9 +132,14 @@ class LaunchStats:
 
     def utilization(self) -> Dict[str, float]:
         """Busy fraction of each unit kind over the PEs the launch used:
-        busy / (cycles * pes_used)."""
+        busy / (cycles * pes_used). For ``riscv``, the busier of a PE's two
+        cores (they issue side by side after mtia-dual-issue)."""
         denom = max(1, self.cycles * max(1, self.pes_used))
-        return {unit: busy / denom for unit, busy in self.units.items()}
+        busy = dict(self.units)
+        if "riscv" in busy:
+            core1 = self.stats.get("units", {}).get("riscv", {}).get("core1_busy_cycles", 0)
+            busy["riscv"] = max(busy["riscv"] - core1, core1)
+        return {unit: cycles / denom for unit, cycles in busy.items()}
 
     def roofline_points(self, dtype: str = "fp16") -> Dict[str, Any]:
         """The numbers `roofline()` draws, chip-wide over the PEs used:

@@ -31,9 +31,14 @@ flag):
   SE commands they need) are issued before this iteration's tail, so that
   in-order unit queues overlap the DPE and the SE
   (mtia-pipeline-commands; off: ``--no-command-pipelining``, program order).
+* ``dual_issue``: the fabric interface's commands are issued by the PE's
+  scalar core and the compute units' by the vector core, so a kernel of
+  many small commands is no longer bound by one core's issue
+  (mtia-dual-issue; off: ``--no-dual-issue``, all from the scalar core).
 
 Kernels: softmax and layernorm at 300x781 (not multiples of their blocks),
-a GEMM with a long K loop at two shapes, a row sum streaming 64 Ki columns
+a GEMM with a long K loop at two shapes and a small one (M = 32,
+K = 4096 in steps of 16, four programs), a row sum streaming 64 Ki columns
 per row, fused attention as a GPU author writes it (fp16, d = 64, 64 x 64
 blocks, 4 heads) causal and not at L = 1024 and 4096 (and d = 128 at
 L = 4096), and kernels as Inductor writes them with static shapes (``//`` and ``%`` index math): max_pool2d_with_indices (nine taps
@@ -287,6 +292,7 @@ KERNELS: Dict[str, Callable[[torch.Generator], Launch]] = {
     "layernorm_300x781": _layernorm,
     "gemm_256x256x4096": _gemm(256, 256, 4096, 128, 128, 64),
     "gemm_64x64x8192": _gemm(64, 64, 8192, 64, 64, 128),
+    "gemm_32x128x4096": _gemm(32, 128, 4096, 32, 32, 16),
     "row_sum_8x65536": _row_sum,
     "attention_L1024": _attention(1024, False),
     "attention_causal_L1024": _attention(1024, True),
