@@ -71,6 +71,10 @@ static cl::opt<bool> noCommandPipelining(
     "no-command-pipelining",
     cl::desc("issue each loop iteration's commands in program order (skip "
              "mtia-pipeline-commands)"));
+static cl::opt<bool> noLoopSplitting(
+    "no-loop-splitting",
+    cl::desc("keep loops whose masks are all true on a prefix of their iterations "
+             "whole (skip tt-split-masked-loops)"));
 static cl::opt<bool> noDualIssue(
     "no-dual-issue",
     cl::desc("issue every command from the PE's scalar core (skip mtia-dual-issue)"));
@@ -237,6 +241,8 @@ int main(int argc, char **argv) {
     pm.addPass(triton_mtia::tt::createTTI1ArithToLogic());
     pm.addPass(triton_mtia::tt::createTTDecomposeCat());
     pm.addPass(triton_mtia::tt::createTTDecomposeDotScaled());
+    if (!noLoopSplitting)
+      pm.addPass(triton_mtia::tt::createTTSplitMaskedLoops());
     pm.addPass(triton_mtia::createConvertTTToMTIA(lowering));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -80,12 +80,14 @@ class MTIAOptions:
     #: giving elementwise commands to the idle vector core where it finishes
     #: them first (False: all on the SIMD engine), and issuing a loop's
     #: next iteration's loads and dots before this iteration's tail
-    #: (False: program order), and splitting command issue between the two
-    #: RISC-V cores by unit (False: all on the scalar core).
+    #: (False: program order), splitting command issue between the two
+    #: RISC-V cores by unit (False: all on the scalar core), and splitting
+    #: a loop where its masks become all true (False: masks everywhere).
     index_math: Optional[bool] = None
     vector_core_sharing: Optional[bool] = None
     command_pipelining: Optional[bool] = None
     dual_issue: Optional[bool] = None
+    loop_splitting: Optional[bool] = None
     debug: bool = False
     sanitize_overflow: bool = True
     arch: str = "mtia2i"

@@ -68,12 +68,24 @@ Colouring colour(const DenseMap<int64_t, LiveRange> &ranges) {
   Colouring c;
   for (int64_t cb : order) {
     const LiveRange &r = ranges.lookup(cb);
+    // Best fit among the free CBs: the one whose capacity (and loop tile,
+    // which pipelining multiplies) grows least, then the smallest that
+    // holds it, so that the tiles of loops one after another share CBs of
+    // their own sizes instead of each CB growing to the largest it met.
+    const int64_t need = std::max(r.peak, r.tileBytes);
     int64_t chosen = -1;
-    for (size_t p = 0; p < c.physEnd.size(); ++p)
-      if (c.physEnd[p] < r.start) {
+    std::pair<int64_t, int64_t> best;
+    for (size_t p = 0; p < c.physEnd.size(); ++p) {
+      if (c.physEnd[p] >= r.start)
+        continue;
+      const int64_t growth = std::max<int64_t>(0, need - c.physBytes[p]) +
+                             std::max<int64_t>(0, r.loopTileBytes - c.physLoopTile[p]);
+      const std::pair<int64_t, int64_t> key = {growth, c.physBytes[p]};
+      if (chosen < 0 || key < best) {
         chosen = p;
-        break;
+        best = key;
       }
+    }
     if (chosen < 0) {
       chosen = c.physEnd.size();
       c.physEnd.push_back(-1);

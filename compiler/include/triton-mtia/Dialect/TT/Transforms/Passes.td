@@ -44,6 +44,28 @@ def TTSplitBlocks : Pass<"tt-split-blocks", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def TTSplitMaskedLoops : Pass<"tt-split-masked-loops", "::mlir::ModuleOp"> {
+  let summary = "Split a loop where the masks it computes are all true";
+  let description = [{
+    In a loop over blocks, a mask against the end of the data (`cols < n`)
+    or a diagonal (`offs_m >= kv_rows`) is true everywhere on every block
+    but the last ones, yet the SE computes and applies it on every
+    iteration. A signed comparison of two integer ranges (splats of
+    scalars plus `tt.make_range`, through `addi`, `subi`, `expand_dims`
+    and `broadcast`) is all true when the largest element of the smaller
+    side is below the smallest of the other: when the induction variable
+    raises only the smaller side, that holds while iv <= T, for a prefix of
+    the iterations. The pass computes T for each such comparison in the
+    body (the least of them) and splits the `scf.for` at the first
+    iteration past it: a copy runs the prefix with the comparisons
+    replaced by true (their `and`s, selects and load masks folded away),
+    then the loop runs the rest as written, from the copy's results.
+    Bounds are computed in 64 bits; the kernel's own index arithmetic is
+    assumed not to wrap, as Triton assumes.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def TTDecomposeCat : Pass<"tt-decompose-cat", "::mlir::ModuleOp"> {
   let summary = "Rewrite tt.cat as tt.join, tt.trans and tt.reshape";
   let description = [{
