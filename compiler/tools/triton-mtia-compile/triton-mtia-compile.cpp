@@ -229,7 +229,7 @@ int main(int argc, char **argv) {
   }
   parsing = false;
 
-  auto lower = [&](ModuleOp m, unsigned rematerialize, bool pipelineCommands) {
+  auto lower = [&](ModuleOp m, unsigned rematerialize, bool pipelineCommands, bool splitLoops) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
@@ -241,7 +241,7 @@ int main(int argc, char **argv) {
     pm.addPass(triton_mtia::tt::createTTI1ArithToLogic());
     pm.addPass(triton_mtia::tt::createTTDecomposeCat());
     pm.addPass(triton_mtia::tt::createTTDecomposeDotScaled());
-    if (!noLoopSplitting)
+    if (splitLoops)
       pm.addPass(triton_mtia::tt::createTTSplitMaskedLoops());
     pm.addPass(triton_mtia::createConvertTTToMTIA(lowering));
     pm.addPass(createCanonicalizerPass());
@@ -288,24 +288,27 @@ int main(int argc, char **argv) {
     }
     bool finer = false;
     for (unsigned level = 0;; ++level) {
-      diagnostics.clear();
-      outOfCbs = outOfMemory = false;
-      lowered = source->clone();
-      if (succeeded(lower(*lowered, level, !noCommandPipelining)))
+      auto attempt = [&](bool pipelineCommands, bool splitLoops) {
+        diagnostics.clear();
+        outOfCbs = outOfMemory = false;
+        lowered = source->clone();
+        return succeeded(lower(*lowered, level, pipelineCommands, splitLoops));
+      };
+      if (attempt(!noCommandPipelining, !noLoopSplitting))
         break;
-      // Tiles that stage 0 of a pipelined loop holds for the next iteration
-      // can be what does not fit: the same lowering in program order first.
+      // What an optimization added can be what does not fit: the tiles a
+      // split loop hands to its second part, or those stage 0 of a
+      // pipelined loop holds for the next iteration. The same lowering
+      // without the split first, then in program order too.
+      bool split = (*lowered)->hasAttr(triton_mtia::tt::kSplitLoopsAttr);
+      if (split && (outOfCbs || outOfMemory) && attempt(!noCommandPipelining, false))
+        break;
       bool pipelined = false;
       lowered->walk([&](func::FuncOp f) {
         pipelined |= f->hasAttr(triton_mtia::mtia::kPipelinedLoopsAttr);
       });
-      if (pipelined && (outOfCbs || outOfMemory)) {
-        diagnostics.clear();
-        outOfCbs = outOfMemory = false;
-        lowered = source->clone();
-        if (succeeded(lower(*lowered, level, /*pipelineCommands=*/false)))
-          break;
-      }
+      if (pipelined && (outOfCbs || outOfMemory) && attempt(false, false))
+        break;
       if (parts == 1 && level == 0)
         asWritten = diagnostics;
       if (outOfMemory) {

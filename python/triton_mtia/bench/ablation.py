@@ -35,6 +35,10 @@ flag):
   scalar core and the compute units' by the vector core, so a kernel of
   many small commands is no longer bound by one core's issue
   (mtia-dual-issue; off: ``--no-dual-issue``, all from the scalar core).
+* ``loop_splitting``: a loop whose computed masks are all true on a prefix
+  of its iterations runs that prefix without them, then the rest as written
+  (tt-split-masked-loops; off: ``--no-loop-splitting``, the masks on every
+  iteration).
 
 Kernels: softmax and layernorm at 300x781 (not multiples of their blocks),
 a GEMM with a long K loop at two shapes and a small one (M = 32,

@@ -77,6 +77,21 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
     auto l = pointer ? rematerialize(init, loc, temps) : tensor(init);
     if (failed(l))
       return failure();
+    // The result of an earlier loop that only this one reads (the two
+    // parts of a split loop): this loop takes its CB over instead of a
+    // copy. Its tile is alone there, dense, and its pop was due here.
+    if (!pointer && init.hasOneUse() && isa_and_nonnull<scf::ForOp>(init.getDefiningOp()) &&
+        l->isDense() && l->elemType == tileElementType(type)) {
+      auto pops = pendingPops.find(op);
+      if (pops != pendingPops.end()) {
+        auto due = llvm::find(pops->second, std::make_pair(l->cb, tileBytes(type)));
+        if (due != pops->second.end()) {
+          pops->second.erase(due);
+          carriedCb[i] = l->cb;
+          continue;
+        }
+      }
+    }
     carriedCb[i] = nextCb++;
     emitCopy(*l, carriedCb[i], tileElementType(type), type.getShape(), loc);
     for (auto [tmp, bytes] : temps)

@@ -3,7 +3,8 @@
 // A row in chunks of 256 with `where(cols < n, x, 0)`: cols = start + [0,
 // 255] is all below n while start + 255 < n, i.e. start <= T = n - 256. The
 // loop is split at s = lb + (T < lb ? 0 : (T - lb) / step + 1) * step (in
-// 64 bits), min(s, ub): the first loop, with the comparison true, loads
+// 64 bits), min(s, ub), or at lb when that leaves the first loop fewer than
+// 4 iterations (not worth a second pipeline start): the first loop, with the comparison true, loads
 // without a mask and selects nothing; the second runs as written from the
 // first one's result.
 // CHECK-LABEL: tt.func @masked_chunks
@@ -14,7 +15,12 @@
 // CHECK: %[[Q:.*]] = arith.divsi %{{.*}}, %{{.*}} : i64
 // CHECK: %[[NONE:.*]] = arith.cmpi slt, %[[T]], %{{.*}} : i64
 // CHECK: %[[S:.*]] = arith.addi
-// CHECK: %[[SPLIT64:.*]] = arith.minsi %[[S]], %{{.*}} : i64
+// CHECK: %[[CLAMPED:.*]] = arith.minsi %[[S]], %{{.*}} : i64
+// CHECK: %[[PREFIX:.*]] = arith.subi %[[CLAMPED]], %[[LB:.*]] : i64
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : i64
+// CHECK: %[[MIN:.*]] = arith.muli %{{.*}}, %[[FOUR]] : i64
+// CHECK: %[[SHORT:.*]] = arith.cmpi slt, %[[PREFIX]], %[[MIN]] : i64
+// CHECK: %[[SPLIT64:.*]] = arith.select %[[SHORT]], %[[LB]], %[[CLAMPED]] : i64
 // CHECK: %[[SPLIT:.*]] = arith.trunci %[[SPLIT64]] : i64 to i32
 // CHECK: %[[FIRST:.*]] = scf.for %{{.*}} = %{{.*}} to %[[SPLIT]] step %{{.*}} iter_args(%[[A:.*]] = %{{.*}})
 // CHECK-NOT: arith.cmpi

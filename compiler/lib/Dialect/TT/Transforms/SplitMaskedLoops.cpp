@@ -35,6 +35,9 @@ using namespace mlir::triton_mtia;
 
 namespace {
 
+/// The fewest iterations the first part of a split loop runs (below).
+constexpr int64_t kMinPrefixIterations = 4;
+
 /// The integers a tensor (or scalar) holds, bounded: every element lies in
 /// k * iv + base + [lo, hi], where iv is the loop's induction variable
 /// (k = 0 or 1) and `base` a scalar defined before the loop (null: 0).
@@ -198,6 +201,8 @@ void foldAllTrue(Value cond) {
 /// Splits `loop` at the end of the prefix of iterations where all of its
 /// prefix-true comparisons hold; returns whether it did.
 bool splitLoop(scf::ForOp loop) {
+  if (!isa<IntegerType>(loop.getInductionVar().getType()))
+    return false; // Triton's loops count in i32 or i64
   RangeAnalysis ranges(loop);
   SmallVector<arith::CmpIOp> cmps;
   OpBuilder b(loop);
@@ -248,6 +253,16 @@ bool splitLoop(scf::ForOp loop) {
   count = arith::SelectOp::create(b, loc, none, arith::ConstantIntOp::create(b, loc, 0, 64), count);
   Value s = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, count, step));
   Value split = arith::MinSIOp::create(b, loc, s, ub);
+  // A short prefix is not worth the split: the commands of the second
+  // loop's first iteration cannot be issued ahead of the first loop's last
+  // one, so the split costs about one iteration's overlap, and saves the
+  // mask work of each prefix iteration (three of ten SE passes in
+  // attention). Fewer than kMinPrefixIterations: all in the second loop.
+  Value shortPrefix = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::slt, arith::SubIOp::create(b, loc, split, lb),
+      arith::MulIOp::create(b, loc, step,
+                            arith::ConstantIntOp::create(b, loc, kMinPrefixIterations, 64)));
+  split = arith::SelectOp::create(b, loc, shortPrefix, lb, split);
   if (!ivType.isInteger(64))
     split = arith::TruncIOp::create(b, loc, ivType, split);
 
@@ -280,8 +295,12 @@ struct TTSplitMaskedLoops
     // revisited: its comparisons are gone).
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    int64_t split = 0;
     for (scf::ForOp loop : loops)
-      splitLoop(loop);
+      split += splitLoop(loop);
+    if (split > 0)
+      getOperation()->setAttr(tt::kSplitLoopsAttr,
+                              IntegerAttr::get(IntegerType::get(&getContext(), 64), split));
   }
 };
 

@@ -9,6 +9,9 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::triton_mtia::tt {
+/// On the module: how many loops tt-split-masked-loops split.
+inline constexpr llvm::StringLiteral kSplitLoopsAttr = "mtia.split_loops";
+
 #define GEN_PASS_DECL
 #include "triton-mtia/Dialect/TT/Transforms/Passes.h.inc"
 #define GEN_PASS_REGISTRATION
