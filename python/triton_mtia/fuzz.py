@@ -190,6 +190,11 @@ class Program:
     # the loads before it; the next iteration's loads can then be issued
     # ahead (mtia-pipeline-commands).
     stream: bool = False
+    # Rank 1 with a loop: the loop walks blocks (`for s in range(0, k *
+    # BLOCK, BLOCK)`, its own loads at `(offs + s) % n`) and updates the
+    # accumulator only where `offs + s < n`, a mask that holds on a prefix
+    # of the iterations (tt-split-masked-loops splits such loops).
+    chunked: bool = False
 
     @property
     def size(self) -> int:
@@ -220,14 +225,24 @@ class Program:
             trips, op = self.loop
             start = 1 if op == "*" else 0
             lines.append(f"    acc = tl.full({shape}, {start}, dtype=tl.{self.body.dtype})")
-            lines.append(f"    for i in range({trips}):")
-            if self.stream and self.rank == 1:
+            chunked = self.chunked and self.rank == 1
+            if chunked:
+                lines.append(f"    for s in range(0, {trips + 5} * BLOCK, BLOCK):")
+                lines.append("        cols = offs + s")
+                shifted = "cols % n"
+            else:
+                lines.append(f"    for i in range({trips}):")
+                shifted = "(offs + i) % n"
+            if (self.stream or chunked) and self.rank == 1:
                 for k in range(len(self.inputs)):
                     if re.search(rf"\ba{k}\b", expr):
-                        lines.append(f"        b{k} = tl.load(in{k} + (offs + i) % n, mask=mask, "
+                        lines.append(f"        b{k} = tl.load(in{k} + {shifted}, mask=mask, "
                                      f"other={self.others[k]})")
                         expr = re.sub(rf"\ba{k}\b", f"b{k}", expr)
-            lines.append(f"        acc = (acc {op} {expr}).to(tl.{self.body.dtype})")
+            if chunked:
+                lines.append(f"        acc = tl.where(cols < n, (acc {op} {expr}).to(tl.{self.body.dtype}), acc)")
+            else:
+                lines.append(f"        acc = (acc {op} {expr}).to(tl.{self.body.dtype})")
             expr = "acc"
         # Triton promotes some ops (float16 % float16 is float32): r takes the
         # program's dtype, which a branch must keep.
@@ -365,9 +380,10 @@ class Generator:
             memory = "alias"
         # From a generator of its own, so that every other choice stays as it was.
         stream = loop is not None and rank == 1 and random.Random(self.seed * 7919 + 17).random() < 0.5
+        chunked = loop is not None and rank == 1 and random.Random(self.seed * 104729 + 29).random() < 0.5
         return Program(self.seed, block, n, lo, programs, inputs, others, scalars, body, loop=loop,
                        reduce=reduce, branch=branch, rank=rank, n2=n2, cols=cols, memory=memory,
-                       stream=stream)
+                       stream=stream, chunked=chunked)
 
     def _constant(self, t: str) -> str:
         if is_int(t):
@@ -592,6 +608,8 @@ def candidates(p: Program):
         yield dataclasses.replace(p, loop=None)
     if p.stream:
         yield dataclasses.replace(p, stream=False)
+    if p.chunked:
+        yield dataclasses.replace(p, chunked=False)
     if p.reduce:
         yield dataclasses.replace(p, reduce="")
     if p.branch:
