@@ -38,8 +38,8 @@ namespace {
 constexpr unsigned kCore0 = 1, kCore1 = 2, kBothCores = kCore0 | kCore1;
 
 /// The core a command goes to, by its unit; -1 for ops that are not
-/// commands (scalar code, control flow) and for pops, which follow the
-/// command before them.
+/// commands (scalar code, control flow) and for pops, which go with their
+/// CB's last reader.
 int unitCore(Operation *op) {
   if (isa<DmaInOp, DmaOutOp, GatherInOp, ScatterOutOp, AtomicRmwOp, AtomicCasOp, FenceOp>(op))
     return 0;
