@@ -67,6 +67,10 @@ static cl::opt<bool> noVectorCoreSharing(
     "no-vector-core-sharing",
     cl::desc("keep every elementwise command on the SIMD engine (skip "
              "mtia-share-vector-core)"));
+static cl::opt<bool> noElementwiseSplitting(
+    "no-elementwise-splitting",
+    cl::desc("never split an elementwise command between the SIMD engine and the "
+             "vector core (mtia-share-vector-core split=false)"));
 static cl::opt<bool> noCommandPipelining(
     "no-command-pipelining",
     cl::desc("issue each loop iteration's commands in program order (skip "
@@ -251,8 +255,11 @@ int main(int argc, char **argv) {
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAPipelineCommands());
     if (!noMemoryOrder)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAOrderMemory());
-    if (!noVectorCoreSharing)
-      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAShareVectorCore());
+    if (!noVectorCoreSharing) {
+      triton_mtia::mtia::MTIAShareVectorCoreOptions sharing;
+      sharing.split = !noElementwiseSplitting;
+      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAShareVectorCore(sharing));
+    }
     pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAReplaceFront());
     triton_mtia::mtia::MTIAAssignCBsOptions cbs;
     cbs.numStages = std::max<int64_t>(numStages, 1);

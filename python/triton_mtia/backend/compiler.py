@@ -81,13 +81,16 @@ class MTIAOptions:
     #: them first (False: all on the SIMD engine), and issuing a loop's
     #: next iteration's loads and dots before this iteration's tail
     #: (False: program order), splitting command issue between the two
-    #: RISC-V cores by unit (False: all on the scalar core), and splitting
-    #: a loop where its masks become all true (False: masks everywhere).
+    #: RISC-V cores by unit (False: all on the scalar core), splitting a
+    #: loop where its masks become all true (False: masks everywhere), and
+    #: splitting an elementwise command by rows between the SE and the
+    #: vector core (False: one unit per command).
     index_math: Optional[bool] = None
     vector_core_sharing: Optional[bool] = None
     command_pipelining: Optional[bool] = None
     dual_issue: Optional[bool] = None
     loop_splitting: Optional[bool] = None
+    elementwise_splitting: Optional[bool] = None
     debug: bool = False
     sanitize_overflow: bool = True
     arch: str = "mtia2i"

@@ -39,6 +39,10 @@ flag):
   of its iterations runs that prefix without them, then the rest as written
   (tt-split-masked-loops; off: ``--no-loop-splitting``, the masks on every
   iteration).
+* ``elementwise_splitting``: an SE command runs on both the SE and the
+  vector core, by rows, where both parts finish sooner than either unit
+  alone (mtia-share-vector-core split; off: ``--no-elementwise-splitting``,
+  one unit per command).
 
 Kernels: softmax and layernorm at 300x781 (not multiples of their blocks),
 a GEMM with a long K loop at two shapes and a small one (M = 32,

@@ -20,6 +20,12 @@
 // critical path stays on the faster SE, one the SE would only queue goes to
 // the otherwise idle core.
 //
+// With `split`, a command can also run on both units at once: the SE takes
+// its first rows and a second command on the vector core the rest of the
+// tile (its views offset by those rows), where both finish sooner than
+// either alone would. The two append their parts of the tile to the CB in
+// order, so its readers see one tile.
+//
 // The estimates ignore memory latency and the other units' contention for
 // local memory; they only steer the choice, and the choice never changes a
 // result.
@@ -128,12 +134,70 @@ struct ShareVectorCore
   /// Elementwise commands the frontend put on the SE: the ones to place.
   DenseSet<Operation *> movable;
 
+  /// The rows of `se` (its first dimension) the SE keeps when the vector
+  /// core takes the others and both finish soonest, and when they finish;
+  /// rows 0 when `se` cannot be split: its tile has fewer than two rows, or
+  /// it reads the CB it appends to (an accumulator's update, whose pop goes
+  /// with it).
+  std::pair<int64_t, int64_t> bestSplit(SeOp se, const Schedule &state, int64_t ready) const {
+    ArrayRef<int64_t> shape = se.getShape();
+    if (!split || shape.empty() || shape[0] < 2 || llvm::is_contained(getCbUses(se).reads, se.getCb()))
+      return {0, 0};
+    const int64_t rows = shape[0], inner = numElements(shape) / rows;
+    const int64_t w = widestBytes(se, se.getElemType());
+    const int64_t seFree = std::max(ready, state.unitFree[static_cast<int>(Unit::Se)]);
+    const int64_t vecFree = std::max(ready, state.unitFree[static_cast<int>(Unit::Vec)]);
+    std::pair<int64_t, int64_t> best = {0, 0};
+    for (int64_t r = 1; r < rows; ++r) {
+      const int64_t done = std::max(seFree + seCycles(r * inner, w),
+                                    vecFree + vecCycles((rows - r) * inner, w));
+      if (best.first == 0 || done < best.second)
+        best = {r, done};
+    }
+    return best;
+  }
+
+  /// Splits `se` after its first `rows` rows: it keeps them on the SE, and
+  /// a copy on the vector core right after it appends the rest of the tile
+  /// (its views start `rows` rows further on). Returns the copy.
+  SeOp splitRows(SeOp se, int64_t rows) {
+    SmallVector<int64_t> shape(se.getShape());
+    SmallVector<Attribute> srcs;
+    for (Attribute src : se.getSrcs()) {
+      auto view = dyn_cast<ViewAttr>(src);
+      if (!view) {
+        srcs.push_back(src);
+        continue;
+      }
+      srcs.push_back(ViewAttr::get(se.getContext(), view.getCb(), view.getElemType(),
+                                   view.getOffset() + rows * view.getStrides()[0],
+                                   view.getStrides()));
+    }
+    OpBuilder b(se);
+    b.setInsertionPointAfter(se);
+    auto rest = cast<SeOp>(b.clone(*se.getOperation()));
+    SmallVector<int64_t> restShape(shape);
+    restShape[0] -= rows;
+    rest.setShape(restShape);
+    rest.setSrcsAttr(b.getArrayAttr(srcs));
+    rest.setUnit("vec");
+    shape[0] = rows;
+    se.setShape(shape);
+    se.setUnit("se");
+    return rest;
+  }
+
   /// List-schedules `block` from `state`, placing the movable commands.
-  void scheduleBlock(Block &block, Schedule &state) {
-    for (Operation &op : block) {
-      for (Region &region : op.getRegions())
-        for (Block &inner : region)
-          scheduleRegionBlock(inner, isa<scf::ForOp, scf::WhileOp>(op));
+  /// Splits happen only when `apply` (a loop body's final pass); a pass
+  /// that only warms the units up schedules as if they had.
+  void scheduleBlock(Block &block, Schedule &state, bool apply) {
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (apply)
+        for (Region &region : op.getRegions())
+          for (Block &inner : region)
+            scheduleRegionBlock(inner, isa<scf::ForOp, scf::WhileOp>(op));
+      if (splitOff.contains(&op))
+        continue; // scheduled with the command it was split from
       auto [unit, cycles] = occupancy(&op);
       if (unit == Unit::None)
         continue;
@@ -151,6 +215,23 @@ struct ShareVectorCore
         int64_t onSe = finishOn(Unit::Se, seCycles(n, w));
         int64_t onVec = finishOn(Unit::Vec, vecCycles(n, w));
         bool vec = onVec < onSe;
+        // Both units on one command, by rows, where that finishes sooner
+        // than either alone by more than the second command's issue.
+        auto [rows, splitDone] = bestSplit(se, state, ready);
+        if (rows > 0 && splitDone + kSplitIssueCycles < std::min(onSe, onVec)) {
+          int64_t rest = numElements(se.getShape()) / se.getShape()[0] * (se.getShape()[0] - rows);
+          state.unitFree[static_cast<int>(Unit::Se)] =
+              std::max(ready, state.unitFree[static_cast<int>(Unit::Se)]) +
+              seCycles(numElements(se.getShape()) - rest, w);
+          state.unitFree[static_cast<int>(Unit::Vec)] =
+              std::max(ready, state.unitFree[static_cast<int>(Unit::Vec)]) + vecCycles(rest, w);
+          state.cbReady[se.getCb()] = splitDone;
+          if (apply) {
+            movable.erase(se);
+            splitOff.insert(splitRows(se, rows));
+          }
+          continue;
+        }
         se.setUnit(vec ? "vec" : "se");
         unit = vec ? Unit::Vec : Unit::Se;
         done = vec ? onVec : onSe;
@@ -167,10 +248,16 @@ struct ShareVectorCore
   /// iteration's tail still on the SE).
   void scheduleRegionBlock(Block &block, bool isLoop) {
     Schedule state;
-    scheduleBlock(block, state);
     if (isLoop)
-      scheduleBlock(block, state);
+      scheduleBlock(block, state, /*apply=*/false);
+    scheduleBlock(block, state, /*apply=*/true);
   }
+
+  /// The vector core's halves of split commands.
+  DenseSet<Operation *> splitOff;
+  /// What the second command of a split costs the core (issue_cycles), which
+  /// the split must save at least twice over.
+  static constexpr int64_t kSplitIssueCycles = 16;
 
   void runOnOperation() override {
     getOperation().walk([&](SeOp se) {

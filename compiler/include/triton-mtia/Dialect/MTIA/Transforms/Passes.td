@@ -102,7 +102,12 @@ def MTIAShareVectorCore : Pass<"mtia-share-vector-core", "::mlir::func::FuncOp">
     "Timing"): a command may start when the commands that wrote the CBs it
     reads are done and its unit is free, and an `mtia.se` on the SE moves
     to the vector core (`unit = "vec"`) when it would finish there
-    earlier. Results do not change: both units compute the same opcode the
+    earlier; with `split`, an elementwise command whose tile has two rows
+    or more (and that does not update the CB it reads) becomes two where
+    that finishes sooner still: its first rows on the SE, the rest in a
+    command on the vector core right after it, whose views start that many
+    rows further on; the two append their parts of the tile to the CB in
+    order. Results do not change: both units compute the same opcode the
     same way.
   }];
   let options = [
@@ -111,6 +116,8 @@ def MTIAShareVectorCore : Pass<"mtia-share-vector-core", "::mlir::func::FuncOp">
     Option<"vecBytesPerCycle", "vec-bytes-per-cycle", "int64_t", "64",
            "vector core bytes per cycle (RVV VLEN 512)">,
     Option<"vecFillCycles", "vec-fill-cycles", "int64_t", "4", "vector core fill per command">,
+    Option<"split", "split", "bool", "true",
+           "split a command by rows between the SE and the vector core where both finish sooner">,
   ];
 }
 
