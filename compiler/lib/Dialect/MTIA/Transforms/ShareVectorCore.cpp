@@ -136,13 +136,16 @@ struct ShareVectorCore
 
   /// The rows of `se` (its first dimension) the SE keeps when the vector
   /// core takes the others and both finish soonest, and when they finish;
-  /// rows 0 when `se` cannot be split: its tile has fewer than two rows, or
-  /// it reads the CB it appends to (an accumulator's update, whose pop goes
-  /// with it).
+  /// rows 0 when `se` cannot be split: its tile has fewer than two rows, it
+  /// reads the CB it appends to (an accumulator's update, whose pop goes
+  /// with it), or a view has no stride per dimension.
   std::pair<int64_t, int64_t> bestSplit(SeOp se, const Schedule &state, int64_t ready) const {
     ArrayRef<int64_t> shape = se.getShape();
     if (!split || shape.empty() || shape[0] < 2 || llvm::is_contained(getCbUses(se).reads, se.getCb()))
       return {0, 0};
+    for (Attribute src : se.getSrcs())
+      if (auto view = dyn_cast<ViewAttr>(src); view && view.getStrides().size() != shape.size())
+        return {0, 0}; // a view whose row stride is not known
     const int64_t rows = shape[0], inner = numElements(shape) / rows;
     const int64_t w = widestBytes(se, se.getElemType());
     const int64_t seFree = std::max(ready, state.unitFree[static_cast<int>(Unit::Se)]);
