@@ -31,3 +31,21 @@ def mtia_active():
 @pytest.fixture
 def gen():
     return torch.Generator().manual_seed(1234)
+
+
+@pytest.fixture
+def on_and_off():
+    """Runs `launch(**{switch: True})`, then with the switch False; the
+    results (a list of tensors) must be the same bits. Returns the first
+    run's results and both runs' LaunchStats."""
+
+    def run(launch, switch):
+        on = launch(**{switch: True})
+        on_stats = triton_mtia.last_launch()
+        off = launch(**{switch: False})
+        off_stats = triton_mtia.last_launch()
+        for a, b in zip(on, off):
+            assert torch.equal(a, b)
+        return on, on_stats, off_stats
+
+    return run

@@ -10,7 +10,6 @@ import torch
 import triton
 import triton.language as tl
 
-import triton_mtia
 
 
 @triton.jit
@@ -27,16 +26,8 @@ def dot_rows_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + row, tl.sum(acc))
 
 
-def run_both(launch):
-    on = launch(command_pipelining=True)
-    off = launch(command_pipelining=False)
-    for a, b in zip(on, off):
-        assert torch.equal(a, b)
-    return on
-
-
 @pytest.mark.parametrize("n", [0, 50, 64, 300])
-def test_loop_of_loads_and_elementwise(n, gen):
+def test_loop_of_loads_and_elementwise(n, gen, on_and_off):
     x, y = torch.randn(4, n, generator=gen), torch.randn(4, n, generator=gen)
 
     def launch(**opts):
@@ -44,7 +35,7 @@ def test_loop_of_loads_and_elementwise(n, gen):
         dot_rows_kernel[(4, )](x, y, out, n, BLOCK=64, **opts)
         return [out]
 
-    (out, ) = run_both(launch)
+    (out, ), _, _ = on_and_off(launch, "command_pipelining")
     torch.testing.assert_close(out, (x * y).sum(1), atol=1e-4, rtol=1e-4)
 
 
@@ -60,7 +51,7 @@ def gather_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @pytest.mark.parametrize("n", [1, 64, 300])
-def test_loop_of_gathers_by_computed_addresses(n, gen):
+def test_loop_of_gathers_by_computed_addresses(n, gen, on_and_off):
     x = torch.randn(n, generator=gen)
 
     def launch(**opts):
@@ -68,7 +59,7 @@ def test_loop_of_gathers_by_computed_addresses(n, gen):
         gather_sum_kernel[(1, )](x, out, n, BLOCK=64, **opts)
         return [out]
 
-    (out, ) = run_both(launch)
+    (out, ), _, _ = on_and_off(launch, "command_pipelining")
     offs = torch.arange(triton.cdiv(n, 64) * 64)
     vals = torch.where(offs < n, x[(offs * offs) % n], 0.0)
     torch.testing.assert_close(out, vals.reshape(-1, 64).sum(0))
@@ -91,7 +82,7 @@ def block_scores_kernel(q_ptr, k_ptr, out_ptr, n_outer, n_inner, D: tl.constexpr
         tl.store(out_ptr + j * B + offs_b, total)
 
 
-def test_nested_loops_with_a_dot(gen):
+def test_nested_loops_with_a_dot(gen, on_and_off):
     D, B, n_outer, n_inner = 32, 16, 3, 4
     q = torch.randn(B, D, generator=gen).half()
     k = torch.randn(n_outer * n_inner * B, D, generator=gen).half()
@@ -101,7 +92,7 @@ def test_nested_loops_with_a_dot(gen):
         block_scores_kernel[(1, )](q, k, out, n_outer, n_inner, D=D, B=B, **opts)
         return [out]
 
-    (out, ) = run_both(launch)
+    (out, ), _, _ = on_and_off(launch, "command_pipelining")
     s = (q.float() @ k.float().t() * 0.5).reshape(B, n_outer, n_inner, B).amax(-1).sum(-1)
     torch.testing.assert_close(out, s.t().reshape(-1), atol=1e-3, rtol=1e-3)
 
@@ -118,7 +109,7 @@ def prefix_rows_kernel(x_ptr, n_blocks, BLOCK: tl.constexpr):
         tl.store(x_ptr + i * BLOCK + offs, prev * 0.5 + cur)
 
 
-def test_a_loop_that_stores_reads_its_own_writes(gen):
+def test_a_loop_that_stores_reads_its_own_writes(gen, on_and_off):
     x = torch.randn(6, 32, generator=gen)
 
     def launch(**opts):
@@ -126,7 +117,7 @@ def test_a_loop_that_stores_reads_its_own_writes(gen):
         prefix_rows_kernel[(1, )](y, 6, BLOCK=32, **opts)
         return [y]
 
-    (y, ) = run_both(launch)
+    (y, ), _, _ = on_and_off(launch, "command_pipelining")
     expected = x.clone()
     for i in range(1, 6):
         expected[i] = expected[i - 1] * 0.5 + expected[i]

@@ -5,6 +5,7 @@ be the same bits, and PyTorch's; where one core's command issue was the
 bound, the split is faster in simulated cycles (deterministic for one set of
 tensors)."""
 
+import pytest
 import torch
 import triton
 import triton.language as tl
@@ -18,16 +19,18 @@ def riscv(launch):
     return launch.stats["units"]["riscv"]
 
 
-def run_both(launch):
-    on, on_stats = launch(dual_issue=True), triton_mtia.last_launch()
-    off, off_stats = launch(dual_issue=False), triton_mtia.last_launch()
-    for a, b in zip(on, off):
-        assert torch.equal(a, b)
-    assert riscv(off_stats)["core1_commands"] == 0
-    return on, on_stats, off_stats
+@pytest.fixture
+def run_both(on_and_off):
+    # Off, every command is the scalar core's.
+    def run(launch):
+        on, on_stats, off_stats = on_and_off(launch, "dual_issue")
+        assert riscv(off_stats)["core1_commands"] == 0
+        return on, on_stats, off_stats
+
+    return run
 
 
-def test_layernorm_of_many_small_commands_is_faster(gen):
+def test_layernorm_of_many_small_commands_is_faster(gen, run_both):
     # 256-column chunks: 140 commands per row, one core's issue is the bound
     # (five rows per PE).
     x = torch.randn(320, 781, generator=gen)
@@ -46,7 +49,7 @@ def test_layernorm_of_many_small_commands_is_faster(gen):
     assert on.cycles < 0.95 * off.cycles, (on.cycles, off.cycles)
 
 
-def test_small_gemm_with_short_k_steps_is_faster(gen):
+def test_small_gemm_with_short_k_steps_is_faster(gen, run_both):
     # M = 32, K = 4096 in steps of 16: a DPE command of 16 cycles per step,
     # and the scalar core would also issue both loads and compute their
     # addresses.
@@ -82,7 +85,7 @@ def branchy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, acc + 1.0, mask=mask)
 
 
-def test_commands_under_branches_and_loops(gen):
+def test_commands_under_branches_and_loops(gen, run_both):
     # 200 programs on 64 PEs: each PE runs several, every one from core 0.
     n = 200 * 64 - 5
     x = torch.randn(n, generator=gen)
@@ -110,7 +113,7 @@ def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
 
 
-def test_kernel_of_dmas_only_is_left_on_one_core(gen):
+def test_kernel_of_dmas_only_is_left_on_one_core(gen, run_both):
     x = torch.randn(1000, generator=gen)
 
     def launch(**opts):

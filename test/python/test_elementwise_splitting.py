@@ -10,15 +10,6 @@ import torch
 import triton
 import triton.language as tl
 
-import triton_mtia
-
-
-def run_both(launch):
-    on, on_stats = launch(elementwise_splitting=True), triton_mtia.last_launch()
-    off, off_stats = launch(elementwise_splitting=False), triton_mtia.last_launch()
-    for a, b in zip(on, off):
-        assert torch.equal(a, b)
-    return on, on_stats, off_stats
 
 
 @triton.jit
@@ -33,7 +24,7 @@ def row_softmax_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
 
 
 @pytest.mark.parametrize("rows", [2, 8, 64])
-def test_softmax_rows_split_between_the_units(rows, gen):
+def test_softmax_rows_split_between_the_units(rows, gen, on_and_off):
     x = torch.randn(4 * rows, 128, generator=gen)
 
     def launch(**opts):
@@ -41,7 +32,7 @@ def test_softmax_rows_split_between_the_units(rows, gen):
         row_softmax_kernel[(4, )](x, out, R=rows, C=128, **opts)
         return [out]
 
-    (out, ), on, off = run_both(launch)
+    (out, ), on, off = on_and_off(launch, "elementwise_splitting")
     torch.testing.assert_close(out, torch.softmax(x, -1).half(), atol=1e-3, rtol=1e-3)
     if rows == 64:
         # Measured 0.92: the SE chain shared with the idle vector core.
@@ -62,7 +53,7 @@ def masked_mix_kernel(x_ptr, y_ptr, out_ptr, n, R: tl.constexpr, C: tl.constexpr
     tl.store(out_ptr + idx, out)
 
 
-def test_views_of_mixed_element_types(gen):
+def test_views_of_mixed_element_types(gen, on_and_off):
     x = torch.randn(64, 64, generator=gen).half()
     y = torch.randn(64, 64, generator=gen)
 
@@ -71,7 +62,7 @@ def test_views_of_mixed_element_types(gen):
         masked_mix_kernel[(1, )](x, y, out, 2, R=64, C=64, **opts)
         return [out]
 
-    (out, ), _, _ = run_both(launch)
+    (out, ), _, _ = on_and_off(launch, "elementwise_splitting")
     idx = torch.arange(64 * 64, dtype=torch.float32).reshape(64, 64)
     keep = (torch.arange(64 * 64).reshape(64, 64) % 3) < 2
     torch.testing.assert_close(out, torch.where(keep, x.float() * y + idx, -y))

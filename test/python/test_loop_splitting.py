@@ -10,16 +10,7 @@ import torch
 import triton
 import triton.language as tl
 
-import triton_mtia
 from triton_mtia.samples.attention import attention
-
-
-def run_both(launch):
-    on, on_stats = launch(loop_splitting=True), triton_mtia.last_launch()
-    off, off_stats = launch(loop_splitting=False), triton_mtia.last_launch()
-    for a, b in zip(on, off):
-        assert torch.equal(a, b)
-    return on, on_stats, off_stats
 
 
 @triton.jit
@@ -37,7 +28,7 @@ def clipped_row_sum_kernel(x_ptr, out_ptr, n, lo, BLOCK: tl.constexpr):
 
 
 @pytest.mark.parametrize("n", [0, 5, 64, 200, 256])
-def test_split_falls_anywhere(n, gen):
+def test_split_falls_anywhere(n, gen, on_and_off):
     x = torch.randn(3, n, generator=gen)
 
     def launch(**opts):
@@ -45,7 +36,7 @@ def test_split_falls_anywhere(n, gen):
         clipped_row_sum_kernel[(3, )](x, out, n, 10, BLOCK=64, **opts)
         return [out]
 
-    (out, ), _, _ = run_both(launch)
+    (out, ), _, _ = on_and_off(launch, "loop_splitting")
     blocks = triton.cdiv(n, 64) * 64
     padded = torch.zeros(3, blocks)
     padded[:, :n] = x * 2.0
@@ -64,7 +55,7 @@ def grid_stride_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @pytest.mark.parametrize("n", [1000, 4096])
-def test_grid_stride_loop(n, gen):
+def test_grid_stride_loop(n, gen, on_and_off):
     x = torch.randn(n, generator=gen)
 
     def launch(**opts):
@@ -72,30 +63,30 @@ def test_grid_stride_loop(n, gen):
         grid_stride_kernel[(3, )](x, out, n, BLOCK=128, **opts)
         return [out]
 
-    (out, ), _, _ = run_both(launch)
+    (out, ), _, _ = on_and_off(launch, "loop_splitting")
     torch.testing.assert_close(out, x + 1.0)
 
 
 @pytest.mark.parametrize("seq", [100, 256])
 @pytest.mark.parametrize("causal", [False, True])
-def test_attention_with_partial_and_diagonal_blocks(seq, causal, gen):
+def test_attention_with_partial_and_diagonal_blocks(seq, causal, gen, on_and_off):
     q, k, v = (torch.randn(2, seq, 64, generator=gen).half() for _ in range(3))
 
     def launch(**opts):
         return [attention(q, k, v, causal=causal, **opts)]
 
-    (o, ), _, _ = run_both(launch)
+    (o, ), _, _ = on_and_off(launch, "loop_splitting")
     ref = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
     torch.testing.assert_close(o.float(), ref, atol=2e-2, rtol=2e-2)
 
 
-def test_causal_attention_skips_the_mask_below_the_diagonal(gen):
+def test_causal_attention_skips_the_mask_below_the_diagonal(gen, on_and_off):
     # L = 1024: each program's blocks before the diagonal compute no mask.
     q, k, v = (torch.randn(2, 1024, 64, generator=gen).half() for _ in range(3))
 
     def launch(**opts):
         return [attention(q, k, v, causal=True, pid_mapping="zigzag", **opts)]
 
-    _, on, off = run_both(launch)
+    _, on, off = on_and_off(launch, "loop_splitting")
     # Measured 0.83 (the SE's two mask passes and the select gone).
     assert on.cycles < 0.9 * off.cycles, (on.cycles, off.cycles)
