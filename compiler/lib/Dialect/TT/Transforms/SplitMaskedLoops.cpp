@@ -100,6 +100,11 @@ private:
   DenseMap<Value, std::optional<Range>> memo;
 };
 
+/// `v`, an integer, sign-extended to i64 (the bounds' arithmetic).
+Value toI64(OpBuilder &b, Location loc, Value v) {
+  return v.getType().isInteger(64) ? v : arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+}
+
 /// For a comparison whose every element is true while iv <= T, T as an
 /// i64 before the loop (built at `b`); null if it is not of that form.
 Value prefixBound(OpBuilder &b, RangeAnalysis &ranges, arith::CmpIOp cmp) {
@@ -121,17 +126,10 @@ Value prefixBound(OpBuilder &b, RangeAnalysis &ranges, arith::CmpIOp cmp) {
   if (!s || !g || !s->withIv || g->withIv)
     return {};
   Location loc = cmp.getLoc();
-  auto wide = [&](Value v) -> Value {
-    if (!v)
-      return arith::ConstantIntOp::create(b, loc, 0, 64);
-    if (v.getType().isInteger(64))
-      return v;
-    return arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
-  };
   // T = gBase - sBase + g.lo - s.hi - (strict ? 1 : 0), in 64 bits.
-  Value t = wide(g->base);
+  Value t = g->base ? toI64(b, loc, g->base) : arith::ConstantIntOp::create(b, loc, 0, 64);
   if (s->base)
-    t = arith::SubIOp::create(b, loc, t, wide(s->base));
+    t = arith::SubIOp::create(b, loc, t, toI64(b, loc, s->base));
   int64_t k = g->lo - s->hi - (strict ? 1 : 0);
   return arith::AddIOp::create(b, loc, t, arith::ConstantIntOp::create(b, loc, k, 64));
 }
@@ -241,11 +239,8 @@ bool splitLoop(scf::ForOp loop) {
   // iterations of the original sequence, and a prefix past the end leaves
   // the second loop empty).
   Type ivType = loop.getInductionVar().getType();
-  auto wide = [&](Value v) -> Value {
-    return v.getType().isInteger(64) ? v : arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
-  };
-  Value lb = wide(loop.getLowerBound()), ub = wide(loop.getUpperBound());
-  Value step = wide(loop.getStep());
+  Value lb = toI64(b, loc, loop.getLowerBound()), ub = toI64(b, loc, loop.getUpperBound());
+  Value step = toI64(b, loc, loop.getStep());
   // (T < lb: none; else truncating division is floor division.)
   Value count = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, bound, lb), step);
   count = arith::AddIOp::create(b, loc, count, arith::ConstantIntOp::create(b, loc, 1, 64));
