@@ -49,7 +49,8 @@ namespace mtia {
 /// 4 widened `Box` to kMaxBoxRank dimensions.
 /// 5 appended `Ctx::line` and the memory-order calls `fence`, `mayAlias`.
 /// 6 appended `replaceFront`.
-constexpr uint32_t kDeviceAbiVersion = 6;
+/// 7 appended `validBox`.
+constexpr uint32_t kDeviceAbiVersion = 7;
 
 /// Dimensions of tiles as the SE, vector core, MLU and DPE iterate them.
 constexpr int kMaxRank = 4;
@@ -309,6 +310,20 @@ struct DeviceOps {
   /// command may read the front tile through any views (the unit reads its
   /// operands before it writes). A bit of the next command: no issue cost.
   void (*replaceFront)(Ctx *, int32_t cb);
+
+  // Appended in ABI 7 ------------------------------------------------------
+
+  /// Effective shape (the paper's 4.1.1): the next command, an `se`, `vec`
+  /// or `seReduce`, works on the box of its shape with 0 <= i_d < valid[d]
+  /// only (`valid` has the command's rank; a value below 0 counts as 0, one
+  /// above the dimension as all of it), and takes time for those elements
+  /// only. Elements of its result outside the box are unspecified (the
+  /// simulator writes all-ones bytes there, a NaN or -1, so that a read of
+  /// them shows). A reduction reads the lanes outside the box as `fill` (an
+  /// immediate: the value the compiler proved they would hold), so its
+  /// result is the one of the whole tile. A bit of the next command: no
+  /// issue cost.
+  void (*validBox)(Ctx *, const Shape *valid, const Operand *fill);
 };
 
 /// What a kernel sees of the PE it runs on.
@@ -463,6 +478,12 @@ inline bool mayAlias(Ctx *c, uint64_t a, uint64_t b) { return c->ops->mayAlias(c
 
 /// The next command's result replaces the front tile of `cb` (see DeviceOps).
 inline void replaceFront(Ctx *c, int32_t cb) { c->ops->replaceFront(c, cb); }
+
+/// The next se / vec / seReduce works on the box [0, valid) of its shape
+/// (see DeviceOps::validBox); `fill` is what a reduction reads outside it.
+inline void validBox(Ctx *c, const Shape &valid, const Operand &fill = Operand()) {
+  c->ops->validBox(c, &valid, &fill);
+}
 
 /// Command processor: release `bytes` at the front of `cb`.
 inline void cbPop(Ctx *c, int32_t cb, int64_t bytes) {

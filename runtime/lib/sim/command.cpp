@@ -104,8 +104,8 @@ CommandLabel Command::label() const {
   case CmdKind::DmaOut:
   case CmdKind::ScatterOut: l.amount = reads[0].len; break;
   case CmdKind::Se:
-  case CmdKind::Vec: l.amount = shape.numElements(); break;
-  case CmdKind::SeReduce: l.amount = shape.numElements(); break;
+  case CmdKind::Vec:
+  case CmdKind::SeReduce: l.amount = (restricted ? valid : shape).numElements(); break;
   case CmdKind::SeIota: l.amount = write.len / dtypeSize(dtype); break;
   case CmdKind::Dpe: l.amount = gemm[0] * gemm[1] * gemm[2]; break;
   case CmdKind::MluCopy: l.amount = write.len; break;

@@ -14,6 +14,7 @@
 #include "mtia/sim/pe.h"
 #include "mtia/sim/simd_engine.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -123,6 +124,10 @@ const DeviceOps kDeviceOps = {
     },
     // ABI 6.
     [](Ctx *c, int32_t cb) { guarded(c, [&](Core &k) { k.replaceFront(cb); }); },
+    // ABI 7.
+    [](Ctx *c, const Shape *valid, const Operand *fill) {
+      guarded(c, [&](Core &k) { k.validBox(valid, fill); });
+    },
 };
 
 Shape shape2(int64_t a, int64_t b) {
@@ -230,6 +235,7 @@ void Core::runPrograms() {
     ctx_.programId[2] = int32_t(pid / (gx * gy));
     ctx_.line = 0;
     replaceCb_ = -1; // a fault may have left one behind
+    validPending_ = false;
     if (activeCore_ != 0)
       onCore(0); // every program starts on the scalar core
     Cycle start = time_;
@@ -241,6 +247,12 @@ void Core::runPrograms() {
                "replaceFront(cb" + std::to_string(replaceCb_) +
                    ") at the end of a program: no command followed to write cb" +
                    std::to_string(replaceCb_));
+      });
+    if (validPending_)
+      guarded(&ctx_, [&](Core &k) {
+        issuing_ = "validBox";
+        k.fail(fault_kind::kInvalidCommand, -1,
+               "validBox at the end of a program: no se, vec or seReduce followed");
       });
     ++programsRun;
     chip.noteProgress(time_);
@@ -415,6 +427,21 @@ void Core::submit(Command &c) {
   c.program = uint32_t(programsRun);
   c.line = ctx_.line;
   c.forEachReadCb([&](const CbRange &r) { pe_.cb(r.cb).addReader(c.seq); });
+  if (validPending_) {
+    validPending_ = false;
+    if (c.kind != CmdKind::Se && c.kind != CmdKind::Vec && c.kind != CmdKind::SeReduce)
+      fail(fault_kind::kInvalidCommand, c.write.cb,
+           std::string("validBox must be followed by an se, vec or seReduce, not by ") + issuing_);
+    if (valid_.rank != c.shape.rank)
+      fail(fault_kind::kInvalidCommand, c.write.cb,
+           std::string(issuing_) + " of rank " + std::to_string(c.shape.rank) +
+               " after a validBox of rank " + std::to_string(valid_.rank));
+    c.restricted = true;
+    c.valid = c.shape;
+    for (int d = 0; d < c.shape.rank; ++d)
+      c.valid.dim[d] = std::clamp<int64_t>(valid_.dim[d], 0, c.shape.dim[d]);
+    c.fill = validFill_;
+  }
   if (replaceCb_ >= 0) {
     // The pop that follows the command in program order, issued with it.
     CircularBuffer &b = pe_.cb(replaceCb_);
@@ -827,6 +854,20 @@ void Core::replaceFront(int32_t cb) {
   checkCb(cb);
   checkNoReplacePending();
   replaceCb_ = cb;
+}
+
+void Core::validBox(const Shape *valid, const Operand *fill) {
+  issuing_ = "validBox";
+  checkNoReplacePending();
+  if (validPending_)
+    fail(fault_kind::kInvalidCommand, -1, "validBox followed by another validBox");
+  if (valid->rank < 0 || valid->rank > kMaxRank)
+    fail(fault_kind::kInvalidCommand, -1, "validBox of rank " + std::to_string(valid->rank));
+  if (fill->kind != Operand::Kind::Imm)
+    fail(fault_kind::kInvalidCommand, -1, "validBox fill must be an immediate");
+  valid_ = *valid;
+  validFill_ = *fill;
+  validPending_ = true;
 }
 
 void Core::checkNoReplacePending() const {

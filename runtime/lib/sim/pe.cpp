@@ -334,9 +334,22 @@ std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
     case CmdKind::Se:
     case CmdKind::Vec:
       runElementwise(SeOp(c.op), c.dtype, c.shape, in, c.numOperands, tile, scratch);
+      if (c.restricted)
+        poisonOutside(c.shape, c.valid, dtypeSize(c.dtype), tile);
       break;
     case CmdKind::SeReduce:
-      runReduce(ReduceOp(c.op), c.dtype, c.shape, c.axis, in[0], tile, scratch);
+      runReduce(ReduceOp(c.op), c.dtype, c.shape, c.axis, in[0], tile, scratch,
+                c.restricted ? &c.valid : nullptr, &c.fill);
+      if (c.restricted) {
+        // The result's rows outside the box along the other dimensions.
+        Shape out, outValid;
+        for (int d = 0; d < c.shape.rank; ++d)
+          if (d != c.axis) {
+            out.dim[out.rank++] = c.shape.dim[d];
+            outValid.dim[outValid.rank++] = c.valid.dim[d];
+          }
+        poisonOutside(out, outValid, dtypeSize(c.dtype), tile);
+      }
       break;
     case CmdKind::SeScan:
       runScan(ReduceOp(c.op), c.dtype, c.shape, c.axis, c.reverse, in[0], tile, scratch);
@@ -362,6 +375,8 @@ std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
   }
   if (c.kind == CmdKind::SeIota)
     count = c.write.len / dtypeSize(c.dtype);
+  if (c.restricted)
+    count = c.valid.numElements(); // an effective shape: the box only
   // SE: 32 lanes of 32-bit elements, twice as many 16-bit ones, half as
   // many 64-bit ones. Vector core: VLEN bytes per cycle.
   const bool isVec = c.kind == CmdKind::Vec;

@@ -709,7 +709,7 @@ void runElementwise(SeOp op, DType out, const Shape &shape, const SeInput *in, i
 }
 
 void runReduce(ReduceOp op, DType out, const Shape &inShape, int axis, const SeInput &src,
-               uint8_t *dst, SeScratch &scratch) {
+               uint8_t *dst, SeScratch &scratch, const Shape *valid, const Operand *fill) {
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < axis; ++d)
     outer *= inShape.dim[d];
@@ -722,6 +722,15 @@ void runReduce(ReduceOp op, DType out, const Shape &inShape, int axis, const SeI
     V *x = scratch.get<V>(0, inShape.numElements());
     V *r = scratch.get<V>(1, outer * inner);
     materialize<O>(src, inShape, x);
+    if (valid) {
+      // Lanes outside the box read as `fill`: the same combine order as
+      // the whole tile, so the result is the whole tile's.
+      SeInput f;
+      f.operand = fill;
+      V fv;
+      materialize<O>(f, Shape{}, &fv);
+      forEachOutside(inShape, *valid, [&](int64_t i) { x[i] = fv; });
+    }
     withCombine<V>(op, [&](auto fn) {
       for (int64_t ou = 0; ou < outer; ++ou)
         for (int64_t in = 0; in < inner; ++in) {
@@ -733,6 +742,12 @@ void runReduce(ReduceOp op, DType out, const Shape &inShape, int axis, const SeI
         }
     });
     storeAll(r, outer * inner, out, dst);
+  });
+}
+
+void poisonOutside(const Shape &shape, const Shape &valid, int64_t elementBytes, uint8_t *dst) {
+  forEachOutside(shape, valid, [&](int64_t i) {
+    std::memset(dst + i * elementBytes, 0xff, size_t(elementBytes));
   });
 }
 

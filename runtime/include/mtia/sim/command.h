@@ -101,6 +101,11 @@ struct Command {
   /// write over them once every earlier reader is done.
   int64_t replaces = 0;
   int64_t replacesAt = 0;
+  /// device.h validBox: the command works on the box [0, valid) of `shape`
+  /// only; a reduction reads the lanes outside it as `fill`.
+  bool restricted = false;
+  Shape valid;
+  Operand fill;
 
   /// Calls f(range) once per distinct CB the command reads.
   template <class F> void forEachReadCb(F &&f) const {

@@ -197,6 +197,7 @@ public:
   void fence(Fence kind);
   bool mayAlias(uint64_t a, uint64_t b);
   void replaceFront(int32_t cb);
+  void validBox(const Shape *valid, const Operand *fill);
   /// Element `index` of the front of `cb`, as read into a register.
   template <class T> T readScalar(int32_t cb, DType t, int64_t index);
   void scalarCycles(int64_t n);
@@ -285,6 +286,10 @@ private:
   const char *issuing_ = ""; ///< the device call being issued, for faults
   /// replaceFront: the CB the next command must write (-1: none pending).
   int32_t replaceCb_ = -1;
+  /// validBox: the box the next command works on (pending while set).
+  bool validPending_ = false;
+  Shape valid_;
+  Operand validFill_;
 };
 
 class Pe final : public EventTarget {

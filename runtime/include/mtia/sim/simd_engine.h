@@ -94,9 +94,34 @@ std::string checkReduce(ReduceOp op, DType out);
 /// Elementwise `op` over `shape`; writes the dense result tile to `dst`.
 void runElementwise(SeOp op, DType out, const Shape &shape, const SeInput *in,
                     int n, uint8_t *dst, SeScratch &scratch);
-/// Reduction of `src` (viewed in `inShape`) along `axis` into `dst`.
+/// Reduction of `src` (viewed in `inShape`) along `axis` into `dst`. With
+/// `valid` (device.h validBox), the elements outside the box [0, valid)
+/// read as the immediate `fill`.
 void runReduce(ReduceOp op, DType out, const Shape &inShape, int axis,
-               const SeInput &src, uint8_t *dst, SeScratch &scratch);
+               const SeInput &src, uint8_t *dst, SeScratch &scratch,
+               const Shape *valid = nullptr, const Operand *fill = nullptr);
+/// Calls f(i) for each row-major index i of `shape` outside the box
+/// [0, valid) (valid has the rank of `shape`).
+template <class F> void forEachOutside(const Shape &shape, const Shape &valid, F &&f) {
+  const int64_t n = shape.numElements();
+  int64_t idx[kMaxRank] = {0, 0, 0, 0};
+  for (int64_t i = 0; i < n; ++i) {
+    bool inside = true;
+    for (int d = 0; d < shape.rank; ++d)
+      inside = inside && idx[d] < valid.dim[d];
+    if (!inside)
+      f(i);
+    for (int d = shape.rank - 1; d >= 0; --d) {
+      if (++idx[d] < shape.dim[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+/// Writes all-ones bytes (a NaN, or -1) over the elements of the dense
+/// tile `dst` of `shape` outside the box [0, valid): what validBox leaves
+/// unspecified, made visible.
+void poisonOutside(const Shape &shape, const Shape &valid, int64_t elementBytes, uint8_t *dst);
 /// Inclusive scan of `src` (viewed in `shape`) along `axis`, from the end
 /// when `reverse`; accumulates in `out` like runReduce.
 void runScan(ReduceOp op, DType out, const Shape &shape, int axis, bool reverse,
