@@ -28,7 +28,7 @@ COMPILER_TOOL = "triton-mtia-compile"
 #: them. Each but pipelining (``--num-stages=1``) is switched off by the
 #: compiler flag ``--no-<name with dashes>``.
 OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math", "vector_core_sharing", "command_pipelining",
-                 "dual_issue", "loop_splitting", "elementwise_splitting")
+                 "dual_issue", "loop_splitting", "elementwise_splitting", "effective_shapes")
 
 #: The package directory; CMake installs `_bin/`, `include/` and `_mtia_sim`
 #: into it (see the install() rules in runtime/ and compiler/).
@@ -138,7 +138,9 @@ class Settings:
     #: them (tt-split-masked-loops; False: masks on every iteration); an
     #: elementwise command split by rows between the SE and the vector core
     #: where both finish sooner (mtia-share-vector-core; False: one unit
-    #: per command).
+    #: per command); SE commands computing only the valid box of tiles
+    #: whose load a mask bounds, where nothing reads the rest
+    #: (mtia-effective-shapes; False: whole tiles).
     pipelining: bool = True
     cb_stacking: bool = True
     index_math: bool = True
@@ -147,6 +149,7 @@ class Settings:
     dual_issue: bool = True
     loop_splitting: bool = True
     elementwise_splitting: bool = True
+    effective_shapes: bool = True
     #: How a launch deals its programs to the PEs (paper 4.3.1): "linear"
     #: (PE k runs a contiguous block of program ids), "round_robin" (PE k
     #: runs k, k+64, ...) or "zigzag" (rounds of 64 dealt forward, then

@@ -71,6 +71,10 @@ static cl::opt<bool> noElementwiseSplitting(
     "no-elementwise-splitting",
     cl::desc("never split an elementwise command between the SIMD engine and the "
              "vector core (mtia-share-vector-core split=false)"));
+static cl::opt<bool> noEffectiveShapes(
+    "no-effective-shapes",
+    cl::desc("let SE commands work on whole tiles even where a mask bounds the valid "
+             "part (skip mtia-effective-shapes)"));
 static cl::opt<bool> noCommandPipelining(
     "no-command-pipelining",
     cl::desc("issue each loop iteration's commands in program order (skip "
@@ -251,6 +255,8 @@ int main(int argc, char **argv) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIALegalizeRank());
+    if (!noEffectiveShapes)
+      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAEffectiveShapes());
     if (pipelineCommands)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAPipelineCommands());
     if (!noMemoryOrder)

@@ -84,13 +84,15 @@ class MTIAOptions:
     #: RISC-V cores by unit (False: all on the scalar core), splitting a
     #: loop where its masks become all true (False: masks everywhere), and
     #: splitting an elementwise command by rows between the SE and the
-    #: vector core (False: one unit per command).
+    #: vector core (False: one unit per command), and SE commands on the
+    #: valid box that a load's mask bounds (False: whole tiles).
     index_math: Optional[bool] = None
     vector_core_sharing: Optional[bool] = None
     command_pipelining: Optional[bool] = None
     dual_issue: Optional[bool] = None
     loop_splitting: Optional[bool] = None
     elementwise_splitting: Optional[bool] = None
+    effective_shapes: Optional[bool] = None
     debug: bool = False
     sanitize_overflow: bool = True
     arch: str = "mtia2i"

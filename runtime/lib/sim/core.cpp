@@ -857,8 +857,7 @@ void Core::replaceFront(int32_t cb) {
 }
 
 void Core::validBox(const Shape *valid, const Operand *fill) {
-  issuing_ = "validBox";
-  checkNoReplacePending();
+  issuing_ = "validBox"; // binds to the next command, like a pending replaceFront
   if (validPending_)
     fail(fault_kind::kInvalidCommand, -1, "validBox followed by another validBox");
   if (valid->rank < 0 || valid->rank > kMaxRank)

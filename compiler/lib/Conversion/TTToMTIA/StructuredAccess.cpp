@@ -578,14 +578,14 @@ FailureOr<Lowered> KernelLowering::rematerialize(
       imms.back() = toI64(imms.back(), loc);
     }
     imms.push_back(constI64(elemBytes, loc));
-    mtia::SeOp::create(b, loc, imms, "Mul", scaled, i64, shape,
+    mtia::SeOp::create(b, loc, imms, ValueRange{}, "Mul", scaled, i64, shape,
                          b.getArrayAttr({offSrc, mtia::ImmAttr::get(b.getContext())}));
     temps.push_back({scaled, numElements(shape) * 8});
     imms.clear();
     Attribute ptrSrc = sourceOf(*ptr, imms);
     int64_t addr = nextCb++;
     mtia::SeOp::create(b, 
-        loc, imms, "Add", addr, i64, shape,
+        loc, imms, ValueRange{}, "Add", addr, i64, shape,
         b.getArrayAttr({ptrSrc, sourceOf(Lowered::tile(scaled, i64, shape), imms)}));
     popSince(mark);
     return fresh(addr);

@@ -139,7 +139,7 @@ void KernelLowering::emitCopy(const Lowered &from, int64_t dstCb, Type elemType,
                               ArrayRef<int64_t> shape, Location loc) {
   SmallVector<Value> imms;
   Attribute srcAttr = sourceOf(from, imms);
-  mtia::SeOp::create(b, loc, imms, "Copy", dstCb, elemType, shape,
+  mtia::SeOp::create(b, loc, imms, ValueRange{}, "Copy", dstCb, elemType, shape,
                        b.getArrayAttr({srcAttr}));
 }
 
@@ -147,7 +147,7 @@ void KernelLowering::emitElementwise(Location loc, ArrayRef<Value> imms, StringR
                                      int64_t cb, Type elemType, ArrayRef<int64_t> shape,
                                      ArrayRef<Attribute> srcs) {
   StringRef unit = mtia::isVectorOnlyOpcode(opcode) ? "vec" : "se";
-  mtia::SeOp::create(b, loc, imms, opcode, cb, elemType, shape, b.getArrayAttr(srcs), unit);
+  mtia::SeOp::create(b, loc, imms, ValueRange{}, opcode, cb, elemType, shape, b.getArrayAttr(srcs), unit);
 }
 
 /// Copies `from` into a fresh dense tile that lives until the command being
@@ -393,13 +393,13 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
     SmallVector<Value> imms;
     int64_t tmp = nextCb++;
     Attribute xs = sourceOf(*x, imms), los = sourceOf(*lo, imms);
-    mtia::SeOp::create(b, loc, imms, nan ? "Maximum" : "Max", tmp, elemType, shape,
+    mtia::SeOp::create(b, loc, imms, ValueRange{}, nan ? "Maximum" : "Max", tmp, elemType, shape,
                          b.getArrayAttr({xs, los}));
     imms.clear();
     int64_t cb = newTile(clamp.getResult(), elemType, shape, loc);
     Attribute ts = sourceOf(Lowered::tile(tmp, elemType, shape), imms);
     Attribute his = sourceOf(*hi, imms);
-    mtia::SeOp::create(b, loc, imms, nan ? "Minimum" : "Min", cb, elemType, shape,
+    mtia::SeOp::create(b, loc, imms, ValueRange{}, nan ? "Minimum" : "Min", cb, elemType, shape,
                          b.getArrayAttr({ts, his}));
     mtia::CbPopOp::create(b, loc, tmp, numElements(shape) * mtia::elementBytes(elemType));
     return success();
@@ -533,9 +533,9 @@ LogicalResult KernelLowering::lowerReduce(tt::ReduceOp op) {
   SmallVector<int64_t> outShape = shapeOf(result.getType());
   int64_t cb = newTile(result, elemType, outShape, loc);
   mtia::SeReduceOp::create(b, 
-      loc, kind, cb, elemType, inShape, op.getAxis(),
+      loc, ValueRange{}, kind, cb, elemType, inShape, op.getAxis(),
       mtia::ViewAttr::get(b.getContext(), src.cb, src.elemType, src.offset,
-                          src.strides));
+                          src.strides), /*fill=*/nullptr);
   for (auto [tmp, bytes] : temps)
     mtia::CbPopOp::create(b, loc, tmp, bytes);
   // A scalar result used by scalar code is read into a core register now.

@@ -25,6 +25,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::triton_mtia;
 namespace mtia = mlir::triton_mtia::mtia;
@@ -144,7 +146,7 @@ bool isReservedName(StringRef name) {
       "programId", "reRecv", "reSend", "readFloat", "readInt", "remSigned", "remUnsigned",
       "replaceFront", "roundToE4m3", "roundToE5m2", "scalarCycles", "scatterOut", "se",
       "seGather", "seHistogram", "seIota", "seReduce", "seScan", "shiftLeft",
-      "shiftRightSigned", "shiftRightUnsigned", "tile", "vec", "view", "viewAt"};
+      "shiftRightSigned", "shiftRightUnsigned", "tile", "validBox", "vec", "view", "viewAt"};
   // Identifiers with a double underscore, or an underscore and a capital
   // first, belong to the implementation.
   return reserved.contains(name) || name.contains("__") ||
@@ -170,6 +172,8 @@ private:
   std::string shapeLiteral(ArrayRef<int64_t> shape);
   std::string viewLiteral(mtia::ViewAttr view);
   std::string immLiteral(Value v);
+  std::optional<std::string> constantLiteral(Attribute value);
+  void emitValidBox(ValueRange valid, TypedAttr fill);
   SmallVector<std::string> operandLiterals(ArrayAttr srcs, ValueRange imms);
   static std::string cppString(StringRef text);
   void sourceComment(Location loc);
@@ -253,6 +257,47 @@ std::string CppEmitter::viewLiteral(mtia::ViewAttr view) {
   for (int64_t stride : view.getStrides())
     s += ", " + std::to_string(stride);
   return s + ")";
+}
+
+std::optional<std::string> CppEmitter::constantLiteral(Attribute value) {
+  if (auto i = dyn_cast<IntegerAttr>(value)) {
+    if (i.getType().isInteger(1))
+      return std::string(i.getValue().isZero() ? "false" : "true");
+    if (i.getType().isIndex() || i.getType().getIntOrFloatBitWidth() == 64)
+      return "int64_t(" + std::to_string(i.getValue().getSExtValue()) + ")";
+    return std::to_string(i.getValue().getSExtValue());
+  }
+  auto f = dyn_cast<FloatAttr>(value);
+  if (!f)
+    return std::nullopt;
+  double d = f.getValueAsDouble();
+  std::string t = cppType(f.getType());
+  // Through double: std::numeric_limits has no _Float16 or __bf16
+  // specialization, and its primary template gives 0 for infinity() and
+  // quiet_NaN() (an f16 -inf became -0.0). A double inf or NaN converts to
+  // every float type exactly.
+  if (std::isinf(d))
+    return t + "(" + std::string(d < 0 ? "-" : "") + "__builtin_inf())";
+  if (std::isnan(d))
+    return t + "(" + std::string(std::signbit(d) ? "-" : "") + "__builtin_nan(\"\"))";
+  if (f.getType().isF64()) // 17 significant digits round-trip a double
+    return t + "(" + llvm::formatv("{0:e16}", d).str() + ")";
+  return t + "(" + llvm::formatv("{0:e9}", d).str() + ")"; // 10 are more than a float's 9
+}
+
+/// mtia-effective-shapes: `validBox(ctx, Shape{...}[, fill]);` before the
+/// command whose effective shape `valid` is (nothing when it has none).
+void CppEmitter::emitValidBox(ValueRange valid, TypedAttr fill) {
+  if (valid.empty())
+    return;
+  line() << "validBox(ctx, Shape{" << valid.size() << ", {";
+  for (auto [i, v] : llvm::enumerate(valid))
+    os << (i ? ", " : "") << name(v);
+  os << "}}";
+  if (fill)
+    os << ", " << (isa<FloatType>(fill.getType()) ? "immFloat(" : "immInt(")
+       << dtypeName(fill.getType()) << ", " << *constantLiteral(fill) << ")";
+  os << ");\n";
 }
 
 std::string CppEmitter::immLiteral(Value v) {
@@ -379,34 +424,10 @@ LogicalResult CppEmitter::emitBlock(Block &block) {
 LogicalResult CppEmitter::emitOp(Operation &op) {
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
     // Constants are inlined at their uses.
-    Attribute value = cst.getValue();
-    std::string lit;
-    if (auto i = dyn_cast<IntegerAttr>(value)) {
-      if (i.getType().isInteger(1))
-        lit = i.getValue().isZero() ? "false" : "true";
-      else if (i.getType().isIndex() || i.getType().getIntOrFloatBitWidth() == 64)
-        lit = "int64_t(" + std::to_string(i.getValue().getSExtValue()) + ")";
-      else
-        lit = std::to_string(i.getValue().getSExtValue());
-    } else if (auto f = dyn_cast<FloatAttr>(value)) {
-      double d = f.getValueAsDouble();
-      std::string t = cppType(f.getType());
-      // Through double: std::numeric_limits has no _Float16 or __bf16
-      // specialization, and its primary template gives 0 for infinity() and
-      // quiet_NaN() (an f16 -inf became -0.0). A double inf or NaN converts to
-      // every float type exactly.
-      if (std::isinf(d))
-        lit = t + "(" + std::string(d < 0 ? "-" : "") + "__builtin_inf())";
-      else if (std::isnan(d))
-        lit = t + "(" + std::string(std::signbit(d) ? "-" : "") + "__builtin_nan(\"\"))";
-      else if (f.getType().isF64()) // 17 significant digits round-trip a double
-        lit = t + "(" + llvm::formatv("{0:e16}", d).str() + ")";
-      else // 10 are more than a float's 9
-        lit = t + "(" + llvm::formatv("{0:e9}", d).str() + ")";
-    } else {
+    std::optional<std::string> lit = constantLiteral(cst.getValue());
+    if (!lit)
       return op.emitError("the C++ emitter cannot print this constant");
-    }
-    names[cst.getResult()] = lit;
+    names[cst.getResult()] = *lit;
     return success();
   }
   // The cost of a block's scalar code belongs to no one source line.
@@ -703,6 +724,7 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     return success();
   }
   if (auto se = dyn_cast<mtia::SeOp>(op)) {
+    emitValidBox(se.getValid(), nullptr);
     line() << se.getUnit() << "(ctx, SeOp::" << se.getOpcode() << ", /*dst=*/" << se.getCb()
            << ", " << dtypeName(se.getElemType()) << ", "
            << shapeLiteral(se.getShape());
@@ -805,6 +827,7 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     return success();
   }
   if (auto r = dyn_cast<mtia::SeReduceOp>(op)) {
+    emitValidBox(r.getValid(), r.getFillAttr());
     line() << "seReduce(ctx, ReduceOp::" << r.getKind() << ", /*dst=*/" << r.getCb()
            << ", " << dtypeName(r.getElemType()) << ", " << shapeLiteral(r.getShape())
            << ", /*axis=*/" << r.getAxis() << ", " << viewLiteral(r.getSrc()) << ");\n";

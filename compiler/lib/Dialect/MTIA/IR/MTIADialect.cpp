@@ -201,6 +201,16 @@ LogicalResult SeOp::verify() {
     if (auto view = dyn_cast<ViewAttr>(src))
       if (view.getStrides().size() != getShape().size())
         return emitOpError("each view needs one stride per dimension of the shape");
+  if (!getValid().empty() && getValid().size() != getShape().size())
+    return emitOpError("needs one valid extent per dimension of the shape, or none");
+  return success();
+}
+
+LogicalResult SeReduceOp::verify() {
+  if (!getValid().empty() && getValid().size() != getShape().size())
+    return emitOpError("needs one valid extent per dimension of the shape, or none");
+  if (getValid().empty() != !getFill())
+    return emitOpError("takes `valid` and `fill` together");
   return success();
 }
 

@@ -141,7 +141,8 @@ struct ShareVectorCore
   /// with it), or a view has no stride per dimension.
   std::pair<int64_t, int64_t> bestSplit(SeOp se, const Schedule &state, int64_t ready) const {
     ArrayRef<int64_t> shape = se.getShape();
-    if (!split || shape.empty() || shape[0] < 2 || llvm::is_contained(getCbUses(se).reads, se.getCb()))
+    if (!split || shape.empty() || shape[0] < 2 || !se.getValid().empty() ||
+        llvm::is_contained(getCbUses(se).reads, se.getCb()))
       return {0, 0};
     for (Attribute src : se.getSrcs())
       if (auto view = dyn_cast<ViewAttr>(src); view && view.getStrides().size() != shape.size())

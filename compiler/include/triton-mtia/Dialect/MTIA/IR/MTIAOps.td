@@ -18,6 +18,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def MTIA_Dialect : Dialect {
@@ -167,7 +168,7 @@ def MTIA_MayAliasOp : MTIA_Op<"may_alias", [Pure]> {
 // SIMD engine
 //===----------------------------------------------------------------------===//
 
-def MTIA_SeOp : MTIA_Op<"se"> {
+def MTIA_SeOp : MTIA_Op<"se", [AttrSizedOperandSegments]> {
   let summary = "elementwise command on the SIMD engine or vector core; result appended to `cb`";
   let description = [{
     `srcs` lists the operands in order: a `#mtia.view` reads a CB, a
@@ -175,20 +176,35 @@ def MTIA_SeOp : MTIA_Op<"se"> {
     runtime/include/mtia/se_ops.def. `unit` is "se" (the SIMD engine) or
     "vec" (the RISC-V vector core, which runs every opcode, and is the only
     unit for the vector-only ones: math the SE has no lookup table for).
+    `valid`, when present (one i64 per dimension of `shape`, set by
+    mtia-effective-shapes), is the effective shape: the command computes
+    the box `0 <= i_d < valid[d]` only, and its result outside that box is
+    unspecified (device.h validBox).
   }];
-  let arguments = (ins Variadic<AnyType>:$imms, StrAttr:$opcode, I64Attr:$cb,
-                       TypeAttr:$elemType, DenseI64ArrayAttr:$shape,
+  let arguments = (ins Variadic<AnyType>:$imms, Variadic<I64>:$valid, StrAttr:$opcode,
+                       I64Attr:$cb, TypeAttr:$elemType, DenseI64ArrayAttr:$shape,
                        ArrayAttr:$srcs,
                        DefaultValuedStrAttr<StrAttr, "se">:$unit);
-  let assemblyFormat = "$opcode ($imms^ `:` type($imms))? attr-dict";
+  let assemblyFormat = [{
+    $opcode ($imms^ `:` type($imms))? (`valid` `(` $valid^ `)`)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 
 def MTIA_SeReduceOp : MTIA_Op<"se_reduce"> {
   let summary = "SIMD Engine reduction of a view along an axis";
-  let arguments = (ins StrAttr:$kind, I64Attr:$cb, TypeAttr:$elemType,
-                       DenseI64ArrayAttr:$shape, I64Attr:$axis, MTIA_ViewAttr:$src);
-  let assemblyFormat = "$kind attr-dict";
+  let description = [{
+    `valid` and `fill`, when present (set by mtia-effective-shapes), are
+    the effective shape: the reduction reads the box `0 <= i_d < valid[d]`
+    of its input and takes `fill` for every lane outside it, so its result
+    is the whole tile's when those lanes would hold `fill`; result elements
+    outside the box (in the other dimensions) are unspecified.
+  }];
+  let arguments = (ins Variadic<I64>:$valid, StrAttr:$kind, I64Attr:$cb, TypeAttr:$elemType,
+                       DenseI64ArrayAttr:$shape, I64Attr:$axis, MTIA_ViewAttr:$src,
+                       OptionalAttr<TypedAttrInterface>:$fill);
+  let assemblyFormat = "$kind (`valid` `(` $valid^ `)`)? attr-dict";
+  let hasVerifier = 1;
 }
 
 def MTIA_SeIotaOp : MTIA_Op<"se_iota"> {

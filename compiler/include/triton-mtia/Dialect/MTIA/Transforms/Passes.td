@@ -89,6 +89,25 @@ def MTIALegalizeRank : Pass<"mtia-legalize-rank", "::mlir::func::FuncOp"> {
   }];
 }
 
+def MTIAEffectiveShapes : Pass<"mtia-effective-shapes", "::mlir::func::FuncOp"> {
+  let summary = "Let SE commands work on the valid box of their tiles only";
+  let description = [{
+    The paper's effective-shape propagation (4.1.1). A `dma_in` masked by
+    `offs < n` fills the box [0, n) of its tile; the pass follows that box
+    through elementwise `mtia.se` commands (whose sources read the boxed
+    tile in the command's own layout) and reductions, and gives a command
+    `valid` operands (device.h validBox: it computes, and is charged for,
+    the box only) where every reader of its result reads inside the box:
+    a command restricted to the same box or a `dma_out` of exactly that
+    box. A reduction is restricted only when the lanes outside the box
+    hold a known constant in the program as written (a load's `other`,
+    folded through a few f32 ops); it then reads them as that `fill`, so
+    its result does not change. Runs before mtia-pipeline-commands, while
+    the CBs it follows have one producer each (EffectiveShapes.cpp).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def MTIAShareVectorCore : Pass<"mtia-share-vector-core", "::mlir::func::FuncOp"> {
   let summary = "Give elementwise commands to the vector core where it finishes them first";
   let description = [{
