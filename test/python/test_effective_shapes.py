@@ -11,21 +11,8 @@ import triton
 import triton.language as tl
 
 import triton_mtia
+from triton_mtia.bench.ablation import rms_norm_kernel
 from triton_mtia.samples.softmax import softmax_kernel
-
-
-@triton.jit
-def rms_norm_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, n_cols, eps, BLOCK: tl.constexpr):
-    # One row per program, as Liger writes it: every command after the loads
-    # can work on the row's n_cols columns only.
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    mask = cols < n_cols
-    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0)
-    w = tl.load(w_ptr + cols, mask=mask, other=0.0)
-    rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / n_cols + eps)
-    tl.store(rstd_ptr + row, rstd)
-    tl.store(y_ptr + row * n_cols + cols, x * rstd * w, mask=mask)
 
 
 def se_elements(stats):

@@ -43,8 +43,13 @@ flag):
   vector core, by rows, where both parts finish sooner than either unit
   alone (mtia-share-vector-core split; off: ``--no-elementwise-splitting``,
   one unit per command).
+* ``effective_shapes``: SE commands work on the valid box of a tile whose
+  load a mask bounds, where every reader reads inside it; a reduction where
+  the lanes outside hold a known constant, read as its fill
+  (mtia-effective-shapes; off: ``--no-effective-shapes``, whole tiles).
 
-Kernels: softmax and layernorm at 300x781 (not multiples of their blocks),
+Kernels: softmax, layernorm and RMSNorm (one masked 1024 block per row) at
+300x781 (not multiples of their blocks),
 a GEMM with a long K loop at two shapes and a small one (M = 32,
 K = 4096 in steps of 16, four programs), a row sum streaming 64 Ki columns
 per row, fused attention as a GPU author writes it (fp16, d = 64, 64 x 64
@@ -169,6 +174,20 @@ def mish_kernel(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
     tl.store(out_ptr0 + xindex, y, xmask)
 
 
+@triton.jit
+def rms_norm_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, n_cols, eps, BLOCK: tl.constexpr):
+    # One row per program in one masked block, as Liger writes it: every
+    # command after the loads can work on the row's n_cols columns only.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+    tl.store(rstd_ptr + row, rstd)
+    tl.store(y_ptr + row * n_cols + cols, x * rstd * w, mask=mask)
+
+
 # Each kernel: a function of a generator that makes its tensors once and
 # returns launch(**options) -> (results, expected). The configurations of a
 # kernel reuse the same tensors: the chip's LPDDR channels interleave by
@@ -186,6 +205,20 @@ def _softmax(gen) -> Launch:
     def launch(**opts):
         softmax_kernel[(96, )](out, x, x.stride(0), out.stride(0), 300, 781, BLOCK=1024, **opts)
         return [out], expected
+
+    return launch
+
+
+def _rms_norm(gen) -> Launch:
+    x = torch.randn(300, 781, generator=gen)
+    w = torch.rand(781, generator=gen) + 0.5
+    y, rstd = torch.empty_like(x), torch.empty(300)
+    expected_rstd = torch.rsqrt(x.pow(2).mean(-1) + 1e-6)
+    expected = [x * expected_rstd[:, None] * w, expected_rstd]
+
+    def launch(**opts):
+        rms_norm_kernel[(300, )](x, w, y, rstd, 781, 1e-6, BLOCK=1024, **opts)
+        return [y, rstd], expected
 
     return launch
 
@@ -298,6 +331,7 @@ def _attention(seq, causal, heads=4, dim=64):
 KERNELS: Dict[str, Callable[[torch.Generator], Launch]] = {
     "softmax_300x781": _softmax,
     "layernorm_300x781": _layernorm,
+    "rms_norm_300x781": _rms_norm,
     "gemm_256x256x4096": _gemm(256, 256, 4096, 128, 128, 64),
     "gemm_64x64x8192": _gemm(64, 64, 8192, 64, 64, 128),
     "gemm_32x128x4096": _gemm(32, 128, 4096, 32, 32, 16),
