@@ -107,3 +107,22 @@ func.func @whole(%x: i64, %y: i64, %n: i64, %m: i64) {
   mtia.dma_out %y strides(%s32, %s1) valid(%n, %n) {cb = 4 : i64, elemType = f32, shape = array<i64: 32, 32>}
   return
 }
+
+// -----
+
+// x + y where y has no box of the form [0, n) (its DMA has lower bounds):
+// beyond x's box the sum holds x's pad plus y's real data, not a constant,
+// so the reduction over it stays whole; x + y, read whole by it, too.
+// CHECK-LABEL: func.func @whole_operand
+// CHECK: mtia.se "Add" {cb = 2
+// CHECK-NEXT: mtia.se_reduce "Sum" {axis = 0
+func.func @whole_operand(%x: i64, %n: i64, %m: i64, %lo: i64) {
+  %s1 = arith.constant 1 : i64
+  %zero = arith.constant 0.0 : f32
+  mtia.dma_in %x strides(%s1) valid(%n) pad %zero : f32 {cb = 0 : i64, elemType = f32, shape = array<i64: 1024>}
+  mtia.dma_in %x strides(%s1) valid(%m) begin(%lo) pad %zero : f32 {cb = 1 : i64, elemType = f32, shape = array<i64: 1024>}
+  mtia.se "Add" {cb = 2 : i64, elemType = f32, shape = array<i64: 1024>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 1>, #mtia.view<cb = 1, elemType = f32, offset = 0, strides = 1>]}
+  mtia.se_reduce "Sum" {axis = 0 : i64, cb = 3 : i64, elemType = f32, shape = array<i64: 1024>, src = #mtia.view<cb = 2, elemType = f32, offset = 0, strides = 1>}
+  %s = mtia.read {cb = 3 : i64, index = 0 : i64} : f32
+  return
+}

@@ -249,9 +249,11 @@ private:
         knownPad = false; // a broadcast reads in-box values outside the box
         continue;
       }
-      pads.push_back(from->pad);
-      if (from->box.empty())
+      if (from->box.empty()) {
+        knownPad = false; // whole: real data where the box ends, not a pad
         continue;
+      }
+      pads.push_back(from->pad);
       if (tile.box.empty())
         tile.box = from->box;
       else if (tile.box != from->box)
