@@ -60,6 +60,11 @@ void validBoxThenDma(Ctx *c, const Arg *a) {
 
 void validBoxAtTheEnd(Ctx *c, const Arg *) { validBox(c, shape1(10)); }
 
+void validBoxTwice(Ctx *c, const Arg *) {
+  validBox(c, shape1(10));
+  validBox(c, shape1(20));
+}
+
 void validBoxOfAnotherRank(Ctx *c, const Arg *a) {
   dmaIn(c, 0, DType::F32, a[0].u, box1(kN, kN), immInt(DType::F32, 0));
   validBox(c, shape2(1, 10));
@@ -133,6 +138,9 @@ TEST_F(ValidBoxTest, MisuseIsAFault) {
   message = faultOf(validBoxAtTheEnd, kind);
   EXPECT_EQ(kind, sim::fault_kind::kInvalidCommand);
   EXPECT_NE(message.find("validBox at the end of a program"), std::string::npos) << message;
+  message = faultOf(validBoxTwice, kind);
+  EXPECT_EQ(kind, sim::fault_kind::kInvalidCommand);
+  EXPECT_NE(message.find("validBox followed by another validBox"), std::string::npos) << message;
   message = faultOf(validBoxOfAnotherRank, kind);
   EXPECT_EQ(kind, sim::fault_kind::kInvalidCommand);
   EXPECT_NE(message.find("after a validBox of rank 2"), std::string::npos) << message;

@@ -409,6 +409,22 @@ CbRange Core::consume(int32_t cb, int64_t offsetBytes, int64_t len) {
 }
 
 void Core::submit(Command &c) {
+  // validBox binds to this command; checked before it takes any resource.
+  if (validPending_) {
+    validPending_ = false;
+    if (c.kind != CmdKind::Se && c.kind != CmdKind::Vec && c.kind != CmdKind::SeReduce)
+      fail(fault_kind::kInvalidCommand, c.write.cb,
+           std::string("validBox must be followed by an se, vec or seReduce, not by ") + issuing_);
+    if (valid_.rank != c.shape.rank)
+      fail(fault_kind::kInvalidCommand, c.write.cb,
+           std::string(issuing_) + " of rank " + std::to_string(c.shape.rank) +
+               " after a validBox of rank " + std::to_string(valid_.rank));
+    c.restricted = true;
+    c.valid = c.shape;
+    for (int d = 0; d < c.shape.rank; ++d)
+      c.valid.dim[d] = std::clamp<int64_t>(valid_.dim[d], 0, c.shape.dim[d]);
+    c.fill = validFill_;
+  }
   if (replaceCb_ >= 0 && c.write.cb != replaceCb_)
     checkNoReplacePending();
   charge(pe_.chip().config().issue_cycles, issueCycles);
@@ -427,21 +443,6 @@ void Core::submit(Command &c) {
   c.program = uint32_t(programsRun);
   c.line = ctx_.line;
   c.forEachReadCb([&](const CbRange &r) { pe_.cb(r.cb).addReader(c.seq); });
-  if (validPending_) {
-    validPending_ = false;
-    if (c.kind != CmdKind::Se && c.kind != CmdKind::Vec && c.kind != CmdKind::SeReduce)
-      fail(fault_kind::kInvalidCommand, c.write.cb,
-           std::string("validBox must be followed by an se, vec or seReduce, not by ") + issuing_);
-    if (valid_.rank != c.shape.rank)
-      fail(fault_kind::kInvalidCommand, c.write.cb,
-           std::string(issuing_) + " of rank " + std::to_string(c.shape.rank) +
-               " after a validBox of rank " + std::to_string(valid_.rank));
-    c.restricted = true;
-    c.valid = c.shape;
-    for (int d = 0; d < c.shape.rank; ++d)
-      c.valid.dim[d] = std::clamp<int64_t>(valid_.dim[d], 0, c.shape.dim[d]);
-    c.fill = validFill_;
-  }
   if (replaceCb_ >= 0) {
     // The pop that follows the command in program order, issued with it.
     CircularBuffer &b = pe_.cb(replaceCb_);
