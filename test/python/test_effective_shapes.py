@@ -63,6 +63,54 @@ def test_softmax(n_cols, gen, on_and_off):
 
 
 @triton.jit
+def layer_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, eps, CLIP: tl.constexpr, BLOCK: tl.constexpr):
+    # One row per program; the centred row is masked by a tile compare,
+    # tl.where(cols < n_cols, ...): past the box it is 0, so its square's
+    # sum works on the box too. With CLIP the where masks one column less
+    # than the load: no load has that bound, and the where stays whole.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / n_cols
+    keep = cols < n_cols - 1 if CLIP else mask
+    xc = tl.where(keep, x - mean, 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(xc * xc, axis=0) / n_cols + eps)
+    w = tl.load(w_ptr + cols, mask=mask)
+    b = tl.load(b_ptr + cols, mask=mask)
+    tl.store(y_ptr + row * n_cols + cols, xc * rstd * w + b, mask=mask)
+
+
+@pytest.mark.parametrize("n_cols,clip", [(1, False), (781, False), (1024, False), (781, True)])
+def test_layer_norm_masked_by_a_where(n_cols, clip, gen, on_and_off):
+    x = torch.randn(5, n_cols, generator=gen)
+    w, b = torch.rand(n_cols, generator=gen) + 0.5, torch.randn(n_cols, generator=gen)
+
+    def launch(**opts):
+        y = torch.empty_like(x)
+        layer_norm_kernel[(5, )](x, w, b, y, n_cols, 1e-5, CLIP=clip, BLOCK=1024, **opts)
+        return [y]
+
+    (y, ), on, off = on_and_off(launch, "effective_shapes")
+    if clip:
+        xc = x - x.mean(-1, keepdim=True)
+        xc[:, -1] = 0.0
+        expected = xc * torch.rsqrt(xc.pow(2).mean(-1, keepdim=True) + 1e-5) * w + b
+        torch.testing.assert_close(y, expected)
+        # The sum of x, the last products and the add: not the where's chain.
+        assert 0 < se_elements(off) - se_elements(on) < 5 * 7 * (1024 - n_cols)
+    else:
+        torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (n_cols, ), w, b, 1e-5))
+        if n_cols < 1024:
+            # The sum, sub, select, square, sum, two products and the add
+            # work on the box; so does the mask's compare where its bound is
+            # a constant (Triton specializes n_cols = 1), not where the bound
+            # is computed after it.
+            restricted = 9 if n_cols == 1 else 8
+            assert se_elements(off) - se_elements(on) == 5 * restricted * (1024 - n_cols)
+
+
+@triton.jit
 def masked_tile_kernel(x_ptr, row_sum_ptr, y_ptr, rows, cols, BR: tl.constexpr, BC: tl.constexpr):
     # A 2-D box (rows x cols) and a row reduction whose result keeps the
     # row bound, broadcast back over the tile.

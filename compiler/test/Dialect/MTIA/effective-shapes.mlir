@@ -126,3 +126,61 @@ func.func @whole_operand(%x: i64, %n: i64, %m: i64, %lo: i64) {
   %s = mtia.read {cb = 3 : i64, index = 0 : i64} : f32
   return
 }
+
+// -----
+
+// tl.where(cols < n, x - mean, 0): the compare of an iota with n is false
+// past the load's box, which is n clamped as the lowering writes it, so
+// the select's pad is its 0 and the sum of squares works on the box. The
+// compare itself is issued before the bound is computed: it stays whole.
+// A compare against another bound (n - 1, @clipped) leaves the select's
+// pad unknown: the select, the square and the sum stay whole.
+// CHECK-LABEL: func.func @where
+// CHECK: mtia.se "CmpLt" %{{.*}} : i32 {cb = 1
+// CHECK: mtia.se "Sub" %{{.*}} : f32 valid(%[[B:.*]]) {cb = 3
+// CHECK-NEXT: mtia.se "Select" %{{.*}} : f32 valid(%[[B]]) {cb = 4
+// CHECK-NEXT: mtia.se "Mul" valid(%[[B]]) {cb = 5
+// CHECK-NEXT: mtia.se_reduce "Sum" valid(%[[B]]) {axis = 0 : i64, cb = 6 : i64, elemType = f32, fill = 0.000000e+00 : f32
+func.func @where(%x: i64, %n: i32, %mean: f32) {
+  %s1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i64
+  %c1024 = arith.constant 1024 : i64
+  %zero = arith.constant 0.0 : f32
+  mtia.se_iota {cb = 0 : i64, elemType = i32, length = 1024 : i64, start = 0 : i64}
+  mtia.se "CmpLt" %n : i32 {cb = 1 : i64, elemType = i1, shape = array<i64: 1024>, srcs = [#mtia.view<cb = 0, elemType = i32, offset = 0, strides = 1>, #mtia.imm]}
+  %wide = arith.extsi %n : i32 to i64
+  %lo = arith.maxsi %wide, %c0 : i64
+  %bound = arith.minsi %lo, %c1024 : i64
+  mtia.dma_in %x strides(%s1) valid(%bound) pad %zero : f32 {cb = 2 : i64, elemType = f32, shape = array<i64: 1024>}
+  mtia.se "Sub" %mean : f32 {cb = 3 : i64, elemType = f32, shape = array<i64: 1024>, srcs = [#mtia.view<cb = 2, elemType = f32, offset = 0, strides = 1>, #mtia.imm]}
+  mtia.se "Select" %zero : f32 {cb = 4 : i64, elemType = f32, shape = array<i64: 1024>, srcs = [#mtia.view<cb = 1, elemType = i1, offset = 0, strides = 1>, #mtia.view<cb = 3, elemType = f32, offset = 0, strides = 1>, #mtia.imm]}
+  mtia.se "Mul" {cb = 5 : i64, elemType = f32, shape = array<i64: 1024>, srcs = [#mtia.view<cb = 4, elemType = f32, offset = 0, strides = 1>, #mtia.view<cb = 4, elemType = f32, offset = 0, strides = 1>]}
+  mtia.se_reduce "Sum" {axis = 0 : i64, cb = 6 : i64, elemType = f32, shape = array<i64: 1024>, src = #mtia.view<cb = 5, elemType = f32, offset = 0, strides = 1>}
+  %s = mtia.read {cb = 6 : i64, index = 0 : i64} : f32
+  return
+}
+
+// CHECK-LABEL: func.func @clipped
+// CHECK: mtia.se "Select" %{{.*}} : f32 {cb = 4
+// CHECK-NEXT: mtia.se "Mul" {cb = 5
+// CHECK-NEXT: mtia.se_reduce "Sum" {axis = 0
+func.func @clipped(%x: i64, %n: i32, %mean: f32) {
+  %s1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i32
+  %c1024 = arith.constant 1024 : i64
+  %zero = arith.constant 0.0 : f32
+  %m = arith.subi %n, %c1 : i32
+  mtia.se_iota {cb = 0 : i64, elemType = i32, length = 1024 : i64, start = 0 : i64}
+  mtia.se "CmpLt" %m : i32 {cb = 1 : i64, elemType = i1, shape = array<i64: 1024>, srcs = [#mtia.view<cb = 0, elemType = i32, offset = 0, strides = 1>, #mtia.imm]}
+  %wide = arith.extsi %n : i32 to i64
+  %lo = arith.maxsi %wide, %c0 : i64
+  %bound = arith.minsi %lo, %c1024 : i64
+  mtia.dma_in %x strides(%s1) valid(%bound) pad %zero : f32 {cb = 2 : i64, elemType = f32, shape = array<i64: 1024>}
+  mtia.se "Sub" %mean : f32 {cb = 3 : i64, elemType = f32, shape = array<i64: 1024>, srcs = [#mtia.view<cb = 2, elemType = f32, offset = 0, strides = 1>, #mtia.imm]}
+  mtia.se "Select" %zero : f32 {cb = 4 : i64, elemType = f32, shape = array<i64: 1024>, srcs = [#mtia.view<cb = 1, elemType = i1, offset = 0, strides = 1>, #mtia.view<cb = 3, elemType = f32, offset = 0, strides = 1>, #mtia.imm]}
+  mtia.se "Mul" {cb = 5 : i64, elemType = f32, shape = array<i64: 1024>, srcs = [#mtia.view<cb = 4, elemType = f32, offset = 0, strides = 1>, #mtia.view<cb = 4, elemType = f32, offset = 0, strides = 1>]}
+  mtia.se_reduce "Sum" {axis = 0 : i64, cb = 6 : i64, elemType = f32, shape = array<i64: 1024>, src = #mtia.view<cb = 5, elemType = f32, offset = 0, strides = 1>}
+  %s = mtia.read {cb = 6 : i64, index = 0 : i64} : f32
+  return
+}

@@ -46,6 +46,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <algorithm>
+
 namespace mlir::triton_mtia::mtia {
 #define GEN_PASS_DEF_MTIAEFFECTIVESHAPES
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h.inc"
@@ -118,10 +120,16 @@ bool isAligned(ViewAttr view, ArrayRef<int64_t> shape, const Tile &tile) {
   return true;
 }
 
-/// The pad of an elementwise command's result from constant pads and
-/// immediates, for the few f32 cases whose result is exact and known
-/// (null otherwise).
+/// The pad of an elementwise command's result from its operands' pads
+/// (null: not a known constant): a select by a mask whose pad is known
+/// picks one side's, and a few f32 cases whose result is exact and known
+/// fold (null otherwise).
 TypedAttr foldPad(SeOp se, ArrayRef<Attribute> operands) {
+  if (se.getOpcode() == "Select") {
+    auto mask = dyn_cast_or_null<IntegerAttr>(operands[0]);
+    return mask ? dyn_cast_or_null<TypedAttr>(operands[mask.getValue().isZero() ? 2 : 1])
+                : TypedAttr();
+  }
   if (!se.getElemType().isF32())
     return {};
   SmallVector<APFloat> x;
@@ -180,9 +188,11 @@ public:
   }
 
 private:
-  /// Producers and readers of every CB.
+  /// Producers and readers of every CB, and the loads' bounds.
   void collect() {
     func.walk([&](Operation *op) {
+      if (auto dma = dyn_cast<DmaInOp>(op); dma && dma.getBegin().empty())
+        loadBounds.insert(dma.getValid().begin(), dma.getValid().end());
       CbUses uses = getCbUses(op);
       if (uses.writes >= 0)
         producers[uses.writes].push_back(op);
@@ -233,9 +243,17 @@ private:
   }
 
   void elementwise(SeOp se, Tile &tile) {
+    if (Value bound = maskBound(se)) {
+      // `iota < n`: false on every lane past its box, whatever n is.
+      tile.box = {bound};
+      tile.pad = IntegerAttr::get(se.getElemType(), 0);
+      if (dominatesOp(tile.box, se))
+        restricted.insert(se);
+      return;
+    }
+    // One pad per operand, null where it is not a known constant.
     SmallVector<Attribute> pads;
     unsigned nextImm = 0;
-    bool knownPad = true;
     for (Attribute src : se.getSrcs()) {
       auto view = dyn_cast<ViewAttr>(src);
       if (!view) {
@@ -245,12 +263,10 @@ private:
         continue;
       }
       const Tile *from = tileOf(view.getCb());
-      if (!from || !isAligned(view, se.getShape(), *from)) {
-        knownPad = false; // a broadcast reads in-box values outside the box
-        continue;
-      }
-      if (from->box.empty()) {
-        knownPad = false; // whole: real data where the box ends, not a pad
+      // A broadcast reads in-box values outside the box, and a whole tile
+      // has real data where the box ends: not pads.
+      if (!from || !isAligned(view, se.getShape(), *from) || from->box.empty()) {
+        pads.push_back({});
         continue;
       }
       pads.push_back(from->pad);
@@ -259,10 +275,57 @@ private:
       else if (tile.box != from->box)
         return (void)(tile.box.clear()); // two different boxes: leave it whole
     }
-    if (knownPad && !tile.box.empty())
+    if (!tile.box.empty())
       tile.pad = foldPad(se, pads);
     if (!tile.box.empty() && dominatesOp(tile.box, se))
       restricted.insert(se);
+  }
+
+  /// For `CmpLt(iota, n)` over a 1-D tile of L lanes (`offs < n`, the
+  /// mask of a load): the bound of some load's box that is n clamped to
+  /// [0, L], as the lowering writes it (`min(max(ext(n), 0), L)`), else
+  /// null. Lanes past that bound compare false.
+  Value maskBound(SeOp se) {
+    ArrayRef<int64_t> shape = se.getShape();
+    if (se.getOpcode() != "CmpLt" || shape.size() != 1 || se.getImms().size() != 1)
+      return {};
+    auto lanes = dyn_cast<ViewAttr>(se.getSrcs()[0]);
+    if (!lanes || lanes.getOffset() != 0 || lanes.getStrides()[0] != 1 ||
+        producers[lanes.getCb()].size() != 1)
+      return {};
+    auto iota = dyn_cast<SeIotaOp>(producers[lanes.getCb()].front());
+    if (!iota || iota.getStart() != 0 || iota.getLength() != shape[0])
+      return {};
+    Value n = se.getImms()[0];
+    for (Value bound : loadBounds)
+      if (isClamped(bound, n, shape[0]))
+        return bound;
+    return {};
+  }
+
+  /// Whether `v` is `min(max(n, 0), hi)`, n perhaps sign-extended, or both
+  /// are constants with that relation.
+  static bool isClamped(Value v, Value n, int64_t hi) {
+    auto constant = [](Value x, int64_t c) {
+      APInt value;
+      return matchPattern(x, m_ConstantInt(&value)) && value.getSExtValue() == c;
+    };
+    APInt nValue, vValue; // Triton specializes n = 1; the clamp then folds
+    if (matchPattern(n, m_ConstantInt(&nValue)) && matchPattern(v, m_ConstantInt(&vValue)))
+      return vValue.getSExtValue() == std::clamp<int64_t>(nValue.getSExtValue(), 0, hi);
+    auto min = v.getDefiningOp<arith::MinSIOp>();
+    if (!min)
+      return false;
+    Value lo = min.getLhs();
+    if (!constant(min.getRhs(), hi))
+      return false;
+    auto max = lo.getDefiningOp<arith::MaxSIOp>();
+    if (!max || !constant(max.getRhs(), 0))
+      return false;
+    Value x = max.getLhs();
+    if (auto ext = x.getDefiningOp<arith::ExtSIOp>())
+      x = ext.getIn();
+    return x == n;
   }
 
   void reduction(SeReduceOp reduce, Tile &tile) {
@@ -361,6 +424,7 @@ private:
   DenseMap<int64_t, SmallVector<Operation *, 1>> producers;
   DenseMap<int64_t, llvm::SetVector<Operation *>> readers;
   std::map<int64_t, Tile> tiles;
+  llvm::SetVector<Value> loadBounds;
   /// Commands that may work on their box, in program order.
   llvm::SetVector<Operation *> restricted;
   /// A restricted reduction's input box and fill.
