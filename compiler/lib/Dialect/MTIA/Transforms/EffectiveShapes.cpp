@@ -16,11 +16,13 @@
 //    values); a reduction along an axis keeps its source's box in the other
 //    dimensions.
 //  * Pads. Besides the box, a tile may carry the value its elements outside
-//    the box would hold in the program as written, when that is a constant
-//    (a load's `other`; a few elementwise ops fold it further). A reduction
-//    may work on the box only when its source has such a pad: it then reads
-//    the lanes outside the box as that value (the fill), so its result is
-//    exactly the whole tile's, bit for bit.
+//    the box would hold in the program as written, when that is a constant:
+//    a load's `other`, folded through a few elementwise ops; a mask tile
+//    `iota < n` is false past a load's box bounded by n, so a select by it
+//    takes the other side's pad. A reduction may work on the box only when
+//    its source has such a pad: it then reads the lanes outside the box as
+//    that value (the fill), so its result is exactly the whole tile's, bit
+//    for bit.
 //  * Who may be restricted. A restricted elementwise command leaves its
 //    result unspecified outside the box, so every reader of that result
 //    must read inside the box only: a restricted command of the same block
@@ -43,7 +45,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
@@ -60,7 +61,6 @@ namespace {
 
 /// What the pass knows of the tile a CB's one producer appends.
 struct Tile {
-  Operation *producer = nullptr;
   Type elemType;
   SmallVector<int64_t> shape;
   /// The valid box, one i64 per dimension; empty: the whole tile is valid.
@@ -216,7 +216,6 @@ private:
       if (cb < 0 || producers[cb].size() != 1)
         return;
       Tile tile;
-      tile.producer = op;
       if (auto dma = dyn_cast<DmaInOp>(op)) {
         tile.elemType = dma.getElemType();
         tile.shape.assign(dma.getShape().begin(), dma.getShape().end());
