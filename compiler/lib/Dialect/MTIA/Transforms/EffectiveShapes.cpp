@@ -89,16 +89,17 @@ std::optional<SmallVector<int64_t>> dimensionMap(ViewAttr view, ArrayRef<int64_t
   SmallVector<int64_t> tileStrides = denseStrides(tile.shape);
   SmallVector<int64_t> map(shape.size(), -1);
   SmallVector<bool> walked(tile.shape.size(), false);
-  for (auto [d, stride] : llvm::enumerate(view.getStrides())) {
-    if (stride == 0 || shape[d] == 1)
+  ArrayRef<int64_t> strides = view.getStrides();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (strides[d] == 0 || shape[d] == 1)
       continue;
-    auto it = llvm::find_if(llvm::seq<int64_t>(0, tile.shape.size()), [&](int64_t t) {
-      return !walked[t] && tileStrides[t] == stride && tile.shape[t] == shape[d];
-    });
-    if (it == llvm::seq<int64_t>(0, tile.shape.size()).end())
+    // The tile dimension not yet walked with this stride and extent.
+    for (size_t t = 0; t < tile.shape.size() && map[d] < 0; ++t)
+      if (!walked[t] && tileStrides[t] == strides[d] && tile.shape[t] == shape[d])
+        map[d] = int64_t(t);
+    if (map[d] < 0)
       return std::nullopt;
-    map[d] = *it;
-    walked[*it] = true;
+    walked[map[d]] = true;
   }
   for (auto [t, extent] : llvm::enumerate(tile.shape))
     if (!walked[t] && extent != 1)
