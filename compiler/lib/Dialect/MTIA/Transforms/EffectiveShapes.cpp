@@ -275,9 +275,10 @@ private:
       else if (tile.box != from->box)
         return (void)(tile.box.clear()); // two different boxes: leave it whole
     }
-    if (!tile.box.empty())
-      tile.pad = foldPad(se, pads);
-    if (!tile.box.empty() && dominatesOp(tile.box, se))
+    if (tile.box.empty())
+      return;
+    tile.pad = foldPad(se, pads);
+    if (dominatesOp(tile.box, se))
       restricted.insert(se);
   }
 
@@ -334,8 +335,6 @@ private:
         !isAligned(reduce.getSrc(), reduce.getShape(), *from) || !dominatesOp(from->box, reduce))
       return;
     restricted.insert(reduce);
-    boxes[reduce] = from->box;
-    fills[reduce] = from->pad;
     tile.box = from->box;
     tile.box.erase(tile.box.begin() + reduce.getAxis());
     // Only the other dimensions' box is left; with none, the result is
@@ -346,10 +345,11 @@ private:
     return llvm::all_of(values, [&](Value v) { return dominance.properlyDominates(v, op); });
   }
 
-  /// The box a restricted command computes.
+  /// The box a restricted command computes: a reduction's is its
+  /// source's, an elementwise command's that of the tile it appends.
   ArrayRef<Value> boxOf(Operation *op) {
-    if (auto it = boxes.find(op); it != boxes.end())
-      return it->second;
+    if (auto reduce = dyn_cast<SeReduceOp>(op))
+      return tiles[reduce.getSrc().getCb()].box;
     return tiles[getCbUses(op).writes].box;
   }
 
@@ -398,9 +398,8 @@ private:
         }
         // A tile dimension of extent 1 that the view does not walk is read
         // at 0, inside the box only if its bound is at least 1: unknown.
-        for (auto [t, isBounded] : llvm::enumerate(bounded))
-          if (!isBounded)
-            return false;
+        if (llvm::is_contained(bounded, false))
+          return false;
       }
     }
     return true;
@@ -414,7 +413,7 @@ private:
       } else {
         auto reduce = cast<SeReduceOp>(op);
         reduce.getValidMutable().assign(box);
-        reduce.setFillAttr(fills[op]);
+        reduce.setFillAttr(tiles[reduce.getSrc().getCb()].pad); // the source's pad
       }
     }
   }
@@ -427,9 +426,6 @@ private:
   llvm::SetVector<Value> loadBounds;
   /// Commands that may work on their box, in program order.
   llvm::SetVector<Operation *> restricted;
-  /// A restricted reduction's input box and fill.
-  DenseMap<Operation *, SmallVector<Value>> boxes;
-  DenseMap<Operation *, TypedAttr> fills;
 };
 
 struct MTIAEffectiveShapes
