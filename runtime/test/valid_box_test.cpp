@@ -133,7 +133,7 @@ TEST_F(ValidBoxTest, MisuseIsAFault) {
   std::string kind;
   std::string message = faultOf(validBoxThenDma, kind);
   EXPECT_EQ(kind, sim::fault_kind::kInvalidCommand);
-  EXPECT_NE(message.find("validBox must be followed by an se, vec or seReduce"), std::string::npos)
+  EXPECT_NE(message.find("validBox must be followed by an se, vec, vecLoop or seReduce"), std::string::npos)
       << message;
   message = faultOf(validBoxAtTheEnd, kind);
   EXPECT_EQ(kind, sim::fault_kind::kInvalidCommand);

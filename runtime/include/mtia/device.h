@@ -50,7 +50,8 @@ namespace mtia {
 /// 5 appended `Ctx::line` and the memory-order calls `fence`, `mayAlias`.
 /// 6 appended `replaceFront`.
 /// 7 appended `validBox`.
-constexpr uint32_t kDeviceAbiVersion = 7;
+/// 8 appended `vecLoop` (and `VecStep`).
+constexpr uint32_t kDeviceAbiVersion = 8;
 
 /// Dimensions of tiles as the SE, vector core, MLU and DPE iterate them.
 constexpr int kMaxRank = 4;
@@ -180,6 +181,25 @@ enum class Fence : uint8_t {
   StoresAfterLoads = 2,
   Both = 3,
 };
+
+/// Fused vector loops (`vecLoop`): at most this many inputs and steps.
+constexpr int kMaxLoopInputs = 8;
+constexpr int kMaxLoopSteps = 16;
+
+/// One instruction of a fused vector loop: the elementwise `op` (an `se`
+/// opcode, with its semantics) over `numArgs` arguments, rounded to
+/// `dtype`. An argument >= 0 is the loop input of that index (a CB view or
+/// an immediate); -1 - k is the result of step k, an earlier step (a vector
+/// register: a tile of step k's dtype that never reaches local memory).
+struct VecStep {
+  SeOp op = SeOp(0);
+  DType dtype = DType::F32;
+  int8_t numArgs = 0;
+  int8_t arg[3] = {0, 0, 0};
+};
+
+/// The argument of a VecStep that reads the result of step `k`.
+constexpr int8_t stepResult(int k) { return int8_t(-1 - k); }
 
 struct Ctx;
 
@@ -324,6 +344,24 @@ struct DeviceOps {
   /// result is the one of the whole tile. A bit of the next command: no
   /// issue cost.
   void (*validBox)(Ctx *, const Shape *valid, const Operand *fill);
+
+  // Appended in ABI 8 ------------------------------------------------------
+
+  /// A fused elementwise loop on the RISC-V vector core (the paper's
+  /// 4.2.2): `steps` run one after another on each strip of VLEN bits of
+  /// the tile `shape`, their intermediates in vector registers, and the
+  /// last step's result (of its dtype) is appended to `dstCb`. Each step
+  /// computes exactly what a `vec` of its opcode would on tiles of the
+  /// intermediate types, so the result is that of the unfused chain, bit
+  /// for bit. Inputs are read once per strip, the result written once; the
+  /// chain's intermediates take no CB room and no local-memory bandwidth.
+  /// Time per strip: the most of the three pipes of the vector unit, which
+  /// run decoupled: loads (one per input view that steps along the
+  /// innermost dimension; a view broadcast along it is a scalar operand,
+  /// the `.vf`/`.vx` form), ALU passes (the steps' `vec` passes), and one
+  /// store. A `vec` is the loop of one step.
+  void (*vecLoop)(Ctx *, int32_t dstCb, const Shape *, const Operand *inputs,
+                  int32_t numInputs, const VecStep *steps, int32_t numSteps);
 };
 
 /// What a kernel sees of the PE it runs on.
@@ -562,6 +600,12 @@ inline void vec(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s, const Ope
                 const Operand &b, const Operand &d) {
   Operand v[3] = {a, b, d};
   c->ops->vec(c, op, dst, t, &s, v, 3);
+}
+
+/// A fused vector loop (see DeviceOps::vecLoop).
+inline void vecLoop(Ctx *c, int32_t dst, const Shape &s, const Operand *inputs,
+                    int32_t numInputs, const VecStep *steps, int32_t numSteps) {
+  c->ops->vecLoop(c, dst, &s, inputs, numInputs, steps, numSteps);
 }
 
 //===----------------------------------------------------------------------===//

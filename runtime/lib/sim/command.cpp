@@ -47,7 +47,8 @@ UnitKind unitOf(CmdKind k) {
   case CmdKind::SeGather: return UnitKind::Se;
   case CmdKind::Dpe: return UnitKind::Dpe;
   case CmdKind::MluCopy: return UnitKind::Mlu;
-  case CmdKind::Vec: return UnitKind::Vec;
+  case CmdKind::Vec:
+  case CmdKind::VecLoop: return UnitKind::Vec;
   case CmdKind::ReSend:
   case CmdKind::ReRecv: return UnitKind::Re;
   }
@@ -87,6 +88,8 @@ std::string formatLabel(const CommandLabel &l) {
   case CmdKind::ReRecv:
     return std::string("reRecv.") + reduceOpName(ReduceOp(l.op)) + cb +
            std::to_string(l.amount) + "B";
+  case CmdKind::VecLoop:
+    return "vecLoop[" + std::to_string(l.op) + " steps]" + cb + std::to_string(l.amount) + "el";
   case CmdKind::FenceIn: return "fence loads after stores";
   case CmdKind::FenceOut: return "fence stores after loads";
   }
@@ -105,6 +108,7 @@ CommandLabel Command::label() const {
   case CmdKind::ScatterOut: l.amount = reads[0].len; break;
   case CmdKind::Se:
   case CmdKind::Vec:
+  case CmdKind::VecLoop:
   case CmdKind::SeReduce: l.amount = (restricted ? valid : shape).numElements(); break;
   case CmdKind::SeIota: l.amount = write.len / dtypeSize(dtype); break;
   case CmdKind::Dpe: l.amount = gemm[0] * gemm[1] * gemm[2]; break;

@@ -128,6 +128,11 @@ const DeviceOps kDeviceOps = {
     [](Ctx *c, const Shape *valid, const Operand *fill) {
       guarded(c, [&](Core &k) { k.validBox(valid, fill); });
     },
+    // ABI 8.
+    [](Ctx *c, int32_t dst, const Shape *s, const Operand *inputs, int32_t numInputs,
+       const VecStep *steps, int32_t numSteps) {
+      guarded(c, [&](Core &k) { k.vecLoop(dst, s, inputs, numInputs, steps, numSteps); });
+    },
 };
 
 Shape shape2(int64_t a, int64_t b) {
@@ -412,9 +417,11 @@ void Core::submit(Command &c) {
   // validBox binds to this command; checked before it takes any resource.
   if (validPending_) {
     validPending_ = false;
-    if (c.kind != CmdKind::Se && c.kind != CmdKind::Vec && c.kind != CmdKind::SeReduce)
+    if (c.kind != CmdKind::Se && c.kind != CmdKind::Vec && c.kind != CmdKind::VecLoop &&
+        c.kind != CmdKind::SeReduce)
       fail(fault_kind::kInvalidCommand, c.write.cb,
-           std::string("validBox must be followed by an se, vec or seReduce, not by ") + issuing_);
+           std::string("validBox must be followed by an se, vec, vecLoop or seReduce, not by ") +
+               issuing_);
     if (valid_.rank != c.shape.rank)
       fail(fault_kind::kInvalidCommand, c.write.cb,
            std::string(issuing_) + " of rank " + std::to_string(c.shape.rank) +
@@ -563,6 +570,61 @@ void Core::se(SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops,
 void Core::vec(SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops, int32_t n) {
   issuing_ = "vec";
   elementwise(CmdKind::Vec, op, dst, t, s, ops, n);
+}
+
+void Core::vecLoop(int32_t dst, const Shape *s, const Operand *inputs, int32_t numInputs,
+                   const VecStep *steps, int32_t numSteps) {
+  issuing_ = "vecLoop";
+  checkCb(dst);
+  checkShape(*s);
+  if (numInputs < 1 || numInputs > kMaxLoopInputs || numSteps < 1 || numSteps > kMaxLoopSteps)
+    fail(fault_kind::kInvalidCommand, dst,
+         "vecLoop takes 1 to " + std::to_string(kMaxLoopInputs) + " inputs and 1 to " +
+             std::to_string(kMaxLoopSteps) + " steps, not " + std::to_string(numInputs) +
+             " and " + std::to_string(numSteps));
+  // Each step as the vec it stands for: a register argument is a CB tile
+  // of the type its step rounded to.
+  for (int32_t k = 0; k < numSteps; ++k) {
+    const VecStep &step = steps[k];
+    const std::string where = "vecLoop step " + std::to_string(k) + ": ";
+    if (step.numArgs != seOpArity(step.op))
+      fail(fault_kind::kInvalidCommand, dst,
+           where + "takes " + std::to_string(seOpArity(step.op)) + " arguments, not " +
+               std::to_string(step.numArgs));
+    Operand args[3];
+    for (int32_t a = 0; a < step.numArgs; ++a) {
+      const int32_t ref = step.arg[a];
+      if (ref >= numInputs || -1 - ref >= k)
+        fail(fault_kind::kInvalidCommand, dst,
+             where + "argument " + std::to_string(a) + " names " +
+                 (ref >= 0 ? "input " + std::to_string(ref) + " of " + std::to_string(numInputs)
+                           : "step " + std::to_string(-1 - ref) + ", not an earlier step"));
+      if (ref >= 0) {
+        args[a] = inputs[ref];
+      } else {
+        args[a].kind = Operand::Kind::Cb;
+        args[a].dtype = steps[-1 - ref].dtype;
+      }
+    }
+    std::string why = checkElementwise(step.op, step.dtype, args, step.numArgs);
+    if (!why.empty())
+      fail(fault_kind::kInvalidCommand, dst, where + why);
+  }
+  Command c;
+  c.kind = CmdKind::VecLoop;
+  c.dtype = steps[numSteps - 1].dtype;
+  c.op = uint16_t(numSteps);
+  c.shape = *s;
+  c.numOperands = c.numReads = numInputs;
+  for (int32_t i = 0; i < numInputs; ++i) {
+    c.operands[i] = inputs[i];
+    if (inputs[i].kind == Operand::Kind::Cb && s->numElements() > 0)
+      c.reads[i] = operandRange(inputs[i], *s);
+  }
+  std::copy(steps, steps + numSteps, c.steps);
+  c.numSteps = numSteps;
+  c.write = produce(dst, s->numElements() * dtypeSize(c.dtype));
+  submit(c);
 }
 
 void Core::checkNeighbour(ReDir dir) const {

@@ -279,7 +279,7 @@ SeInput Pe::inputOf(const Command &c, int32_t i) {
   in.operand = &o;
   const CbRange &r = c.reads[i];
   if (o.kind == Operand::Kind::Cb && r.cb >= 0 && !chip_.config().timing_only) {
-    in.data = readSpan(r, i);
+    in.data = readSpan(r, Chip::operandSlot(i));
     in.first = (r.pos - r.front) / dtypeSize(o.dtype);
   }
   return in;
@@ -319,12 +319,14 @@ std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
   const bool functional = !cfg.timing_only;
   // Lanes follow the widest element the command touches.
   int64_t widest = dtypeSize(c.dtype);
-  SeInput in[3];
+  SeInput in[kMaxLoopInputs];
   for (int32_t i = 0; i < c.numOperands; ++i) {
     in[i] = inputOf(c, i);
     if (c.operands[i].kind == Operand::Kind::Cb)
       widest = std::max<int64_t>(widest, dtypeSize(c.operands[i].dtype));
   }
+  for (int32_t k = 0; k < c.numSteps; ++k)
+    widest = std::max<int64_t>(widest, dtypeSize(c.steps[k].dtype));
   CircularBuffer &dst = cbs_[c.write.cb];
   uint8_t *tile = functional ? writeTarget(c) : nullptr;
   int64_t count = c.shape.numElements();
@@ -334,6 +336,11 @@ std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
     case CmdKind::Se:
     case CmdKind::Vec:
       runElementwise(SeOp(c.op), c.dtype, c.shape, in, c.numOperands, tile, scratch);
+      if (c.restricted)
+        poisonOutside(c.shape, c.valid, dtypeSize(c.dtype), tile);
+      break;
+    case CmdKind::VecLoop:
+      runVecLoop(c, in, tile);
       if (c.restricted)
         poisonOutside(c.shape, c.valid, dtypeSize(c.dtype), tile);
       break;
@@ -378,14 +385,46 @@ std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
   if (c.restricted)
     count = c.valid.numElements(); // an effective shape: the box only
   // SE: 32 lanes of 32-bit elements, twice as many 16-bit ones, half as
-  // many 64-bit ones. Vector core: VLEN bytes per cycle.
-  const bool isVec = c.kind == CmdKind::Vec;
+  // many 64-bit ones. Vector core: VLEN bytes per strip, each strip as
+  // long as the busiest of its pipes (vecStripCycles).
+  const bool isVec = unitOf(c.kind) == UnitKind::Vec;
   const uint64_t laneBytes = isVec ? uint64_t(cfg.vec_bytes_per_cycle) : uint64_t(cfg.se_lanes) * 4;
   const uint64_t lanes = std::max<uint64_t>(1, laneBytes / uint64_t(widest));
-  const Cycle passes = isVec ? Cycle(vecOpPasses(SeOp(c.op))) : 1;
+  Cycle passes = 1;
+  if (c.kind == CmdKind::VecLoop) {
+    passes = Cycle(vecStripCycles(c.shape, c.operands, c.numOperands, c.steps, c.numSteps));
+  } else if (c.kind == CmdKind::Vec) {
+    VecStep step;
+    step.op = SeOp(c.op);
+    passes = Cycle(vecStripCycles(c.shape, c.operands, c.numOperands, &step, 1));
+  }
   const Cycle occupancy = passes * std::max<Cycle>(1, ceilDiv(uint64_t(count), lanes));
   const Cycle fill = Cycle(isVec ? cfg.vec_fill_cycles : cfg.se_fill_cycles);
   return {now + occupancy, now + fill + occupancy};
+}
+
+void Pe::runVecLoop(const Command &c, const SeInput *in, uint8_t *tile) {
+  // Step k's result is a dense tile of its dtype in register file k; its
+  // readers see it as a CB view with dense strides from element 0.
+  Operand registers[kMaxLoopSteps];
+  SeInput registerInputs[kMaxLoopSteps];
+  Operand dense;
+  dense.kind = Operand::Kind::Cb;
+  for (int d = c.shape.rank - 1, stride = 1; d >= 0; stride *= int(c.shape.dim[d]), --d)
+    dense.stride[d] = stride;
+  const int64_t n = c.shape.numElements();
+  for (int32_t k = 0; k < c.numSteps; ++k) {
+    const VecStep &step = c.steps[k];
+    SeInput args[3];
+    for (int32_t a = 0; a < step.numArgs; ++a)
+      args[a] = step.arg[a] >= 0 ? in[step.arg[a]] : registerInputs[-1 - step.arg[a]];
+    const bool last = k + 1 == c.numSteps;
+    uint8_t *out = last ? tile : chip_.loopRegister(k, size_t(n * dtypeSize(step.dtype)));
+    runElementwise(step.op, step.dtype, c.shape, args, step.numArgs, out, chip_.seScratch());
+    registers[k] = dense;
+    registers[k].dtype = step.dtype;
+    registerInputs[k] = SeInput{&registers[k], out, 0};
+  }
 }
 
 std::pair<Cycle, Cycle> Pe::executeDpe(const Command &c) {

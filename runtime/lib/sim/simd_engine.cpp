@@ -544,6 +544,23 @@ int vecOpPasses(SeOp op) {
   }
 }
 
+int64_t vecStripCycles(const Shape &shape, const Operand *inputs, int numInputs,
+                       const VecStep *steps, int numSteps) {
+  // A view broadcast along the innermost dimension that has more than one
+  // element holds one value per row: a scalar operand (vfadd.vf), loaded
+  // once per row by the scalar core, not a vector load per strip.
+  int inner = shape.rank - 1;
+  while (inner > 0 && shape.dim[inner] == 1)
+    --inner;
+  int64_t loads = 0;
+  for (int i = 0; i < numInputs; ++i)
+    loads += inputs[i].kind == Operand::Kind::Cb && (inner < 0 || inputs[i].stride[inner] != 0);
+  int64_t alu = 0;
+  for (int k = 0; k < numSteps; ++k)
+    alu += vecOpPasses(steps[k].op);
+  return std::max<int64_t>({loads, alu, 1});
+}
+
 DType seComputeType(SeOp op, DType out, const Operand *ops, int n) {
   if (op == SeOp::Select)
     return out;

@@ -102,6 +102,18 @@ public:
   void print(const std::string &text) const;
   /// Byte buffer `slot` (0..kScratchSlots-1), as large as local memory.
   uint8_t *scratch(int slot) { return scratch_[slot].data(); }
+  /// The slot a command's operand `i` (0..kMaxLoopInputs-1) is gathered
+  /// into when its bytes wrap around the CB: 0..2, then past the others.
+  static constexpr int operandSlot(int i) { return i < 3 ? i : kFirstExtraOperandSlot + i - 3; }
+  /// The vector register tile of step `k` of a vecLoop, `bytes` long
+  /// (grow-only; a fused intermediate never lives in local memory, so it
+  /// may be larger than one).
+  uint8_t *loopRegister(int k, size_t bytes) {
+    std::vector<uint8_t> &r = loopRegisters_[k];
+    if (r.size() < bytes)
+      r.resize(bytes);
+    return r.data();
+  }
   /// Records a fault raised on a fiber; the event loop stops after the
   /// current event.
   void recordFault(const Fault &f) { pendingFault_ = f; }
@@ -136,8 +148,10 @@ private:
   std::unique_ptr<MemorySystem> memory_;
   TraceRecorder trace_;
   SeScratch seScratch_;
-  static constexpr int kScratchSlots = 6;
+  static constexpr int kFirstExtraOperandSlot = 6;
+  static constexpr int kScratchSlots = kFirstExtraOperandSlot + kMaxLoopInputs - 3;
   ZeroedMemory scratch_[kScratchSlots];
+  std::vector<uint8_t> loopRegisters_[kMaxLoopSteps];
   PrintSink printSink_;
   std::vector<std::unique_ptr<Pe>> pes_;
   std::optional<Fault> pendingFault_;

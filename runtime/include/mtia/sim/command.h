@@ -33,6 +33,7 @@ enum class CmdKind : uint8_t {
   /// Memory order (device.h `fence`): on dma_in, waits for dma_out's
   /// commands issued before it to complete; on dma_out, for dma_in's.
   FenceIn, FenceOut,
+  VecLoop, ///< a fused loop of `steps` on the vector core
 };
 /// Whether `k` reads or writes memory (the fabric commands but fences).
 bool accessesMemory(CmdKind k);
@@ -73,18 +74,20 @@ struct Command {
   uint32_t program = 0; ///< which of the PE's programs issued it (0, 1, ...)
   int32_t line = 0;     ///< the kernel's source line (Ctx::line; 0: unknown)
   CbRange write;     ///< the produced tile (cb < 0: none)
-  /// SE operands in order; DMA: data, addresses, mask; dpe: a, b, acc;
-  /// seGather: src, index; seHistogram: src, mask; atomics: addresses,
-  /// value / cmp, mask / value.
-  CbRange reads[3];
+  /// SE operands in order (a vecLoop's inputs); DMA: data, addresses,
+  /// mask; dpe: a, b, acc; seGather: src, index; seHistogram: src, mask;
+  /// atomics: addresses, value / cmp, mask / value.
+  CbRange reads[kMaxLoopInputs];
   int32_t numReads = 0;
 
   // Arguments, as passed to the DeviceOps call.
   uint64_t addr = 0;
   Box box;
   Shape shape;
-  Operand operands[3];
+  Operand operands[kMaxLoopInputs];
   int32_t numOperands = 0;
+  VecStep steps[kMaxLoopSteps]; ///< vecLoop
+  int32_t numSteps = 0;
   Operand pad;
   uint16_t op = 0;      ///< SeOp or ReduceOp
   int32_t axis = 0;

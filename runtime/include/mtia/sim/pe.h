@@ -191,6 +191,8 @@ public:
   void barrier();
   void onCore(int32_t core);
   void vec(SeOp op, int32_t dst, DType t, const Shape *s, const Operand *ops, int32_t n);
+  void vecLoop(int32_t dst, const Shape *s, const Operand *inputs, int32_t numInputs,
+               const VecStep *steps, int32_t numSteps);
   void reSend(ReDir to, DType t, const Shape *s, const Operand *src);
   void reRecv(ReduceOp op, int32_t dst, DType t, const Shape *s, const Operand *local,
               ReDir from);
@@ -343,6 +345,8 @@ public:
 private:
   /// Execution per unit family; each returns {free at, done at}.
   std::pair<Cycle, Cycle> executeSe(const Command &c);
+  /// The steps of a vecLoop, each on the whole tile, into `tile`.
+  void runVecLoop(const Command &c, const SeInput *in, uint8_t *tile);
   std::pair<Cycle, Cycle> executeDpe(const Command &c);
   std::pair<Cycle, Cycle> executeMlu(const Command &c);
   std::pair<Cycle, Cycle> executeFabric(const Command &c);

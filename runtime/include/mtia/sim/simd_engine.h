@@ -84,6 +84,13 @@ int seOpArity(SeOp op);
 /// special functions that cost several elementary functions.
 int vecOpPasses(SeOp op);
 
+/// Cycles the vector core takes per strip of VLEN bits of a loop over
+/// `shape` (device.h vecLoop; a `vec` is the loop of one step): the most of
+/// its three decoupled pipes, the loads of the input views that step along
+/// the innermost dimension, the steps' ALU passes, and one store.
+int64_t vecStripCycles(const Shape &shape, const Operand *inputs, int numInputs,
+                       const VecStep *steps, int numSteps);
+
 /// The type an elementwise command computes in (see the file comment).
 DType seComputeType(SeOp op, DType out, const Operand *ops, int n);
 
