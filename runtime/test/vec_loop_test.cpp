@@ -167,7 +167,6 @@ TEST_F(VecLoopTest, TimeIsTheBusiestPipePerStrip) {
   // multiply, which loads two views per strip.
   EXPECT_EQ(stat(five, "units.vec.busy_cycles"), uint64_t(16 * (1 + 1 + 1 + 1 + 2)));
   EXPECT_EQ(stat(five, "units.vec.commands"), uint64_t(5));
-  EXPECT_LT(one.cycles, five.cycles);
 }
 
 TEST_F(VecLoopTest, ValidBoxRestrictsTheLoop) {
