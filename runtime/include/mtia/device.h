@@ -355,11 +355,13 @@ struct DeviceOps {
   /// intermediate types, so the result is that of the unfused chain, bit
   /// for bit. Inputs are read once per strip, the result written once; the
   /// chain's intermediates take no CB room and no local-memory bandwidth.
-  /// Time per strip: the most of the three pipes of the vector unit, which
-  /// run decoupled: loads (one per input view that steps along the
-  /// innermost dimension; a view broadcast along it is a scalar operand,
-  /// the `.vf`/`.vx` form), ALU passes (the steps' `vec` passes), and one
-  /// store. A `vec` is the loop of one step.
+  /// Time per strip: the busier of the vector unit's two pipes, which
+  /// chain: the port to local memory, one vector register (VLEN bits) a
+  /// cycle, for a load per input view that steps along the innermost
+  /// dimension (a view broadcast along it is a scalar operand, the
+  /// `.vf`/`.vx` form, as is an immediate) and one store; and the ALU, the
+  /// steps' passes. A `vec` is the loop of one step: a chain of n unary
+  /// vecs takes 2n cycles per strip, their loop max(2, n).
   void (*vecLoop)(Ctx *, int32_t dstCb, const Shape *, const Operand *inputs,
                   int32_t numInputs, const VecStep *steps, int32_t numSteps);
 };

@@ -546,9 +546,11 @@ int vecOpPasses(SeOp op) {
 
 int64_t vecStripCycles(const Shape &shape, const Operand *inputs, int numInputs,
                        const VecStep *steps, int numSteps) {
-  // A view broadcast along the innermost dimension that has more than one
-  // element holds one value per row: a scalar operand (vfadd.vf), loaded
-  // once per row by the scalar core, not a vector load per strip.
+  // Two pipes, chained: the port to local memory moves one vector register
+  // (VLEN bits) a cycle, for the loads and the store, and the ALU takes one
+  // pass a cycle. A view broadcast along the innermost dimension that has
+  // more than one element holds one value per row: a scalar operand
+  // (vfadd.vf), loaded once per row by the scalar core, not a vector load.
   int inner = shape.rank - 1;
   while (inner > 0 && shape.dim[inner] == 1)
     --inner;
@@ -558,7 +560,7 @@ int64_t vecStripCycles(const Shape &shape, const Operand *inputs, int numInputs,
   int64_t alu = 0;
   for (int k = 0; k < numSteps; ++k)
     alu += vecOpPasses(steps[k].op);
-  return std::max<int64_t>({loads, alu, 1});
+  return std::max(loads + 1, alu); // the loads and the store share the port
 }
 
 DType seComputeType(SeOp op, DType out, const Operand *ops, int n) {

@@ -1,39 +1,64 @@
 // RUN: triton-mtia-opt %s --mtia-share-vector-core="split=false" | FileCheck %s
 // RUN: triton-mtia-opt %s --mtia-share-vector-core | FileCheck %s --check-prefix=SPLIT
 
-// Two commands on one loaded 64x64 f32 tile (136 SE cycles, 260 on the
-// vector core each): the first takes the free SE (done at 392); the second
-// would wait for it (528) and the idle vector core finishes it at 516. The
-// Exp of the first result finds the SE free again and stays. (An SE command
-// prints no `unit`: "se" is the default.)
-// CHECK-LABEL: func.func @two_chains
-// CHECK: mtia.se "Mul" {{[^"]*$}}
-// CHECK: mtia.se "Add" {{.*}}unit = "vec"}
+// Four independent commands on one loaded 64x64 f32 tile (loaded at 256):
+// 136 cycles each on the SE, 516 on the vector core (4 + 256 strips of two
+// port cycles: a load and a store). The first three take the SE in turn
+// (done at 392, 528, 664); the fourth would wait for them (800), and the idle
+// vector core finishes it at 772. The Exp of the first result finds the SE
+// free again and stays. (An SE command prints no `unit`: "se" is the
+// default.)
+// CHECK-LABEL: func.func @independent
+// CHECK: mtia.se "Neg" {{[^"]*$}}
+// CHECK: mtia.se "Abs" {{[^"]*$}}
+// CHECK: mtia.se "Sqrt" {{[^"]*$}}
+// CHECK: mtia.se "Sin" {{.*}}unit = "vec"}
 // CHECK: mtia.se "Exp" {{[^"]*$}}
-func.func @two_chains(%a: i64) {
+func.func @independent(%a: i64) {
   %c1 = arith.constant 1 : i64
   %c64 = arith.constant 64 : i64
   mtia.dma_in %a strides(%c64, %c1) valid(%c64, %c64) {cb = 0 : i64, elemType = f32, shape = array<i64: 64, 64>}
-  mtia.se "Mul" {cb = 2 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>, #mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
-  mtia.se "Add" {cb = 3 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>, #mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
-  mtia.se "Exp" {cb = 4 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 2, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.se "Neg" {cb = 2 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.se "Abs" {cb = 3 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.se "Sqrt" {cb = 4 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.se "Sin" {cb = 5 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.se "Exp" {cb = 6 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 2, elemType = f32, offset = 0, strides = 64, 1>]}
+  return
+}
+
+// A command on two views pays three port cycles a strip on the vector core
+// (two loads, a store): 772 cycles. Behind the same three SE commands it
+// finishes at 800 on the SE and at 1028 on the vector core: it stays.
+// CHECK-LABEL: func.func @two_loads
+// CHECK: mtia.se "Add" {{[^"]*$}}
+func.func @two_loads(%a: i64) {
+  %c1 = arith.constant 1 : i64
+  %c64 = arith.constant 64 : i64
+  mtia.dma_in %a strides(%c64, %c1) valid(%c64, %c64) {cb = 0 : i64, elemType = f32, shape = array<i64: 64, 64>}
+  mtia.se "Neg" {cb = 2 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.se "Abs" {cb = 3 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.se "Sqrt" {cb = 4 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.se "Add" {cb = 5 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>, #mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
   return
 }
 
 // A chain of dependent commands: each needs the previous one's tile, so
 // nothing runs in parallel and every command stays on the faster SE;
 // commands already on the vector core (no SE table) stay there.
-// With splitting, each SE command of the chain runs on both units: the SE
-// takes the first 42 rows (8 + 42 * 64 / 32 = 92 cycles) and a second
-// command on the vector core the other 22 (4 + 22 * 64 / 16 = 92), its views
-// 42 rows (2688 elements) further on; both append to the same CB, in order.
+// With splitting, each SE command of the chain runs on both units. Mul
+// reads two views, three port cycles a strip on the vector core: the SE
+// takes the first 55 rows (8 + 55 * 64 / 32 = 118 cycles) and a second
+// command on the vector core the other 9 (4 + 9 * 4 * 3 = 112), its views
+// 55 rows (3520 elements) further on; both append to the same CB, in order.
+// Exp, two port cycles a strip: 51 rows (110) and 13 (4 + 13 * 4 * 2 = 108).
+// Both finish more than a command's issue (16) before the SE alone (136).
 // The vector core's Log1p is not split (it was never the SE's).
 // SPLIT-LABEL: func.func @one_chain
-// SPLIT: mtia.se "Mul" {cb = 1 : i64, elemType = f32, shape = array<i64: 42, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>, #mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
-// SPLIT-NEXT: mtia.se "Mul" {cb = 1 : i64, elemType = f32, shape = array<i64: 22, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 2688, strides = 64, 1>, #mtia.view<cb = 0, elemType = f32, offset = 2688, strides = 64, 1>], unit = "vec"}
+// SPLIT: mtia.se "Mul" {cb = 1 : i64, elemType = f32, shape = array<i64: 55, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>, #mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+// SPLIT-NEXT: mtia.se "Mul" {cb = 1 : i64, elemType = f32, shape = array<i64: 9, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 3520, strides = 64, 1>, #mtia.view<cb = 0, elemType = f32, offset = 3520, strides = 64, 1>], unit = "vec"}
 // SPLIT-NEXT: mtia.se "Log1p" {cb = 2 : i64, elemType = f32, shape = array<i64: 64, 64>
-// SPLIT-NEXT: mtia.se "Exp" {cb = 3 : i64, elemType = f32, shape = array<i64: 42, 64>
-// SPLIT-NEXT: mtia.se "Exp" {cb = 3 : i64, elemType = f32, shape = array<i64: 22, 64>, {{.*}}offset = 2688{{.*}}unit = "vec"}
+// SPLIT-NEXT: mtia.se "Exp" {cb = 3 : i64, elemType = f32, shape = array<i64: 51, 64>
+// SPLIT-NEXT: mtia.se "Exp" {cb = 3 : i64, elemType = f32, shape = array<i64: 13, 64>, {{.*}}offset = 3264{{.*}}unit = "vec"}
 // CHECK-LABEL: func.func @one_chain
 // CHECK: mtia.se "Mul" {{[^"]*$}}
 // CHECK: mtia.se "Log1p" {{.*}}unit = "vec"}
@@ -64,10 +89,10 @@ func.func @unsplittable(%a: i64) {
 }
 
 // A broadcast operand (a row repeated: stride 0 along the rows) keeps its
-// offset in the vector core's part (42 * 0); the other view moves 42 rows.
+// offset in the vector core's part (55 * 0); the other view moves 55 rows.
 // SPLIT-LABEL: func.func @broadcast_rows
-// SPLIT: mtia.se "Sub" {cb = 3 : i64, elemType = f32, shape = array<i64: 42, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>, #mtia.view<cb = 4, elemType = f32, offset = 0, strides = 0, 1>]}
-// SPLIT-NEXT: mtia.se "Sub" {cb = 3 : i64, elemType = f32, shape = array<i64: 22, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 2688, strides = 64, 1>, #mtia.view<cb = 4, elemType = f32, offset = 0, strides = 0, 1>], unit = "vec"}
+// SPLIT: mtia.se "Sub" {cb = 3 : i64, elemType = f32, shape = array<i64: 55, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>, #mtia.view<cb = 4, elemType = f32, offset = 0, strides = 0, 1>]}
+// SPLIT-NEXT: mtia.se "Sub" {cb = 3 : i64, elemType = f32, shape = array<i64: 9, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 3520, strides = 64, 1>, #mtia.view<cb = 4, elemType = f32, offset = 0, strides = 0, 1>], unit = "vec"}
 func.func @broadcast_rows(%a: i64) {
   %c1 = arith.constant 1 : i64
   %c64 = arith.constant 64 : i64

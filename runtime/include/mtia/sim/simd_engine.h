@@ -85,9 +85,10 @@ int seOpArity(SeOp op);
 int vecOpPasses(SeOp op);
 
 /// Cycles the vector core takes per strip of VLEN bits of a loop over
-/// `shape` (device.h vecLoop; a `vec` is the loop of one step): the most of
-/// its three decoupled pipes, the loads of the input views that step along
-/// the innermost dimension, the steps' ALU passes, and one store.
+/// `shape` (device.h vecLoop; a `vec` is the loop of one step): the busier
+/// of its two pipes, the port to local memory (a load per input view that
+/// steps along the innermost dimension, and one store) and the ALU (the
+/// steps' passes).
 int64_t vecStripCycles(const Shape &shape, const Operand *inputs, int numInputs,
                        const VecStep *steps, int numSteps);
 

@@ -119,6 +119,21 @@ int64_t mlir::triton_mtia::mtia::producedBytes(Operation *op) {
   return numElements(dims) * elementBytes(elemType);
 }
 
+int64_t mlir::triton_mtia::mtia::vecCyclesPerStrip(ArrayRef<int64_t> shape,
+                                                         ArrayAttr srcs, int64_t aluPasses) {
+  // A view broadcast along the innermost dimension is one scalar per row
+  // (the .vf form), not a vector load; loads and the store share the port.
+  int64_t inner = static_cast<int64_t>(shape.size()) - 1;
+  while (inner > 0 && shape[inner] == 1)
+    --inner;
+  int64_t loads = 0;
+  for (Attribute src : srcs)
+    if (auto view = dyn_cast<ViewAttr>(src))
+      loads += inner < 0 || static_cast<int64_t>(view.getStrides().size()) <= inner ||
+               view.getStrides()[inner] != 0;
+  return std::max(loads + 1, aluPasses);
+}
+
 void mlir::triton_mtia::mtia::remapCbs(
     Operation *op, llvm::function_ref<int64_t(int64_t)> map) {
   if (!isa_and_nonnull<MTIADialect>(op->getDialect()))

@@ -74,8 +74,12 @@ struct ShareVectorCore
   int64_t seCycles(int64_t elements, int64_t widest) const {
     return seFillCycles + ceilDiv(elements, std::max<int64_t>(1, seLanes * 4 / widest));
   }
-  int64_t vecCycles(int64_t elements, int64_t widest) const {
-    return vecFillCycles + ceilDiv(elements, std::max<int64_t>(1, vecBytesPerCycle / widest));
+  /// The vector core's time for `se` over `elements` of its tile, by
+  /// strips of VLEN bits (vecCyclesPerStrip).
+  int64_t vecCycles(SeOp se, int64_t elements, int64_t widest) const {
+    return vecFillCycles +
+           vecCyclesPerStrip(se.getShape(), se.getSrcs(), 1) *
+               ceilDiv(elements, std::max<int64_t>(1, vecBytesPerCycle / widest));
   }
 
   /// The unit a command occupies and for how long (estimates).
@@ -92,7 +96,7 @@ struct ShareVectorCore
         .Case<SeOp>([&](SeOp se) {
           int64_t w = widestBytes(se, se.getElemType());
           int64_t n = elemsOf(se);
-          return se.getUnit() == "vec" ? std::pair{Unit::Vec, vecCycles(n, w)}
+          return se.getUnit() == "vec" ? std::pair{Unit::Vec, vecCycles(se, n, w)}
                                        : std::pair{Unit::Se, seCycles(n, w)};
         })
         .Case<SeReduceOp, SeScanOp, SeGatherOp>([&](Operation *o) {
@@ -154,7 +158,7 @@ struct ShareVectorCore
     std::pair<int64_t, int64_t> best = {0, 0};
     for (int64_t r = 1; r < rows; ++r) {
       const int64_t done = std::max(seFree + seCycles(r * inner, w),
-                                    vecFree + vecCycles((rows - r) * inner, w));
+                                    vecFree + vecCycles(se, (rows - r) * inner, w));
       if (best.first == 0 || done < best.second)
         best = {r, done};
     }
@@ -217,7 +221,7 @@ struct ShareVectorCore
         int64_t n = numElements(se.getShape());
         int64_t w = widestBytes(se, se.getElemType());
         int64_t onSe = finishOn(Unit::Se, seCycles(n, w));
-        int64_t onVec = finishOn(Unit::Vec, vecCycles(n, w));
+        int64_t onVec = finishOn(Unit::Vec, vecCycles(se, n, w));
         bool vec = onVec < onSe;
         // Both units on one command, by rows, where that finishes sooner
         // than either alone by more than the second command's issue.
@@ -228,7 +232,7 @@ struct ShareVectorCore
               std::max(ready, state.unitFree[static_cast<int>(Unit::Se)]) +
               seCycles(numElements(se.getShape()) - rest, w);
           state.unitFree[static_cast<int>(Unit::Vec)] =
-              std::max(ready, state.unitFree[static_cast<int>(Unit::Vec)]) + vecCycles(rest, w);
+              std::max(ready, state.unitFree[static_cast<int>(Unit::Vec)]) + vecCycles(se, rest, w);
           state.cbReady[se.getCb()] = splitDone;
           if (apply) {
             movable.erase(se);

@@ -67,6 +67,13 @@ struct CbUses {
 CbUses getCbUses(Operation *op);
 /// Bytes of the tile a command appends to its CB (`getCbUses(op).writes`).
 int64_t producedBytes(Operation *op);
+/// Cycles per strip of VLEN bits of a vector-core loop over `shape`
+/// reading `srcs` (the simulator's vecStripCycles, device.h vecLoop): the
+/// busier of the local-memory port (a load per view that steps along the
+/// innermost dimension of more than one element, and a store) and the ALU
+/// (`aluPasses`).
+int64_t vecCyclesPerStrip(llvm::ArrayRef<int64_t> shape, ArrayAttr srcs,
+                                int64_t aluPasses);
 /// Rewrites every CB id of `op` through `map`.
 void remapCbs(Operation *op, llvm::function_ref<int64_t(int64_t)> map);
 } // namespace mlir::triton_mtia::mtia
