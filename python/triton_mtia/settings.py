@@ -28,7 +28,8 @@ COMPILER_TOOL = "triton-mtia-compile"
 #: them. Each but pipelining (``--num-stages=1``) is switched off by the
 #: compiler flag ``--no-<name with dashes>``.
 OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math", "vector_core_sharing", "command_pipelining",
-                 "dual_issue", "loop_splitting", "elementwise_splitting", "effective_shapes")
+                 "dual_issue", "loop_splitting", "elementwise_splitting", "effective_shapes",
+                 "vector_loop_fusion")
 
 #: The package directory; CMake installs `_bin/`, `include/` and `_mtia_sim`
 #: into it (see the install() rules in runtime/ and compiler/).
@@ -140,7 +141,9 @@ class Settings:
     #: where both finish sooner (mtia-share-vector-core; False: one unit
     #: per command); SE commands computing only the valid box of tiles
     #: whose load a mask bounds, where nothing reads the rest
-    #: (mtia-effective-shapes; False: whole tiles).
+    #: (mtia-effective-shapes; False: whole tiles); a chain of vector-core
+    #: commands run as one loop, its intermediates in registers
+    #: (mtia-fuse-vector-loops; False: a loop per command).
     pipelining: bool = True
     cb_stacking: bool = True
     index_math: bool = True
@@ -150,6 +153,7 @@ class Settings:
     loop_splitting: bool = True
     elementwise_splitting: bool = True
     effective_shapes: bool = True
+    vector_loop_fusion: bool = True
     #: How a launch deals its programs to the PEs (paper 4.3.1): "linear"
     #: (PE k runs a contiguous block of program ids), "round_robin" (PE k
     #: runs k, k+64, ...) or "zigzag" (rounds of 64 dealt forward, then

@@ -71,6 +71,10 @@ static cl::opt<bool> noElementwiseSplitting(
     "no-elementwise-splitting",
     cl::desc("never split an elementwise command between the SIMD engine and the "
              "vector core (mtia-share-vector-core split=false)"));
+static cl::opt<bool> noVectorLoopFusion(
+    "no-vector-loop-fusion",
+    cl::desc("run each vector-core command as a loop of its own, its result through "
+             "local memory (skip mtia-fuse-vector-loops)"));
 static cl::opt<bool> noEffectiveShapes(
     "no-effective-shapes",
     cl::desc("let SE commands work on whole tiles even where a mask bounds the valid "
@@ -266,6 +270,8 @@ int main(int argc, char **argv) {
       sharing.split = !noElementwiseSplitting;
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAShareVectorCore(sharing));
     }
+    if (!noVectorLoopFusion)
+      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAFuseVectorLoops());
     pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAReplaceFront());
     triton_mtia::mtia::MTIAAssignCBsOptions cbs;
     cbs.numStages = std::max<int64_t>(numStages, 1);

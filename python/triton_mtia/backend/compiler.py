@@ -93,6 +93,7 @@ class MTIAOptions:
     loop_splitting: Optional[bool] = None
     elementwise_splitting: Optional[bool] = None
     effective_shapes: Optional[bool] = None
+    vector_loop_fusion: Optional[bool] = None
     debug: bool = False
     sanitize_overflow: bool = True
     arch: str = "mtia2i"

@@ -146,7 +146,10 @@ bool isReservedName(StringRef name) {
       "programId", "reRecv", "reSend", "readFloat", "readInt", "remSigned", "remUnsigned",
       "replaceFront", "roundToE4m3", "roundToE5m2", "scalarCycles", "scatterOut", "se",
       "seGather", "seHistogram", "seIota", "seReduce", "seScan", "shiftLeft",
-      "shiftRightSigned", "shiftRightUnsigned", "tile", "validBox", "vec", "view", "viewAt"};
+      "shiftRightSigned", "shiftRightUnsigned", "stepResult", "tile", "validBox", "vec",
+      "vecLoop", "VecStep", "kMaxLoopInputs", "kMaxLoopSteps", "view", "viewAt",
+      // the arrays of a vecLoop's scope
+      "inputs", "steps"};
   // Identifiers with a double underscore, or an underscore and a capital
   // first, belong to the implementation.
   return reserved.contains(name) || name.contains("__") ||
@@ -731,6 +734,33 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     for (const std::string &src : operandLiterals(se.getSrcs(), se.getImms()))
       os << ", " << src;
     os << ");\n";
+    return success();
+  }
+  if (auto loop = dyn_cast<mtia::VecLoopOp>(op)) {
+    // The loop's inputs and steps as arrays in a scope of their own.
+    emitValidBox(loop.getValid(), nullptr);
+    line() << "{\n";
+    indent += 2;
+    line() << "const Operand inputs[] = {";
+    for (auto [i, src] : llvm::enumerate(operandLiterals(loop.getSrcs(), loop.getImms())))
+      os << (i ? ", " : "") << src;
+    os << "};\n";
+    line() << "const VecStep steps[] = {\n";
+    for (Attribute attr : loop.getSteps()) {
+      auto step = cast<mtia::VecStepAttr>(attr);
+      line() << "    {SeOp::" << step.getOpcode() << ", " << dtypeName(step.getElemType())
+             << ", " << step.getArgs().size() << ", {";
+      for (auto [i, arg] : llvm::enumerate(step.getArgs()))
+        os << (i ? ", " : "")
+           << (arg >= 0 ? std::to_string(arg) : "stepResult(" + std::to_string(-1 - arg) + ")");
+      os << "}},\n";
+    }
+    line() << "};\n";
+    line() << "vecLoop(ctx, /*dst=*/" << loop.getCb() << ", " << shapeLiteral(loop.getShape())
+           << ", inputs, " << loop.getSrcs().size() << ", steps, " << loop.getSteps().size()
+           << ");\n";
+    indent -= 2;
+    line() << "}\n";
     return success();
   }
   if (auto dpe = dyn_cast<mtia::DpeOp>(op)) {

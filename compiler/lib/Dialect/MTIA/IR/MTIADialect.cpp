@@ -221,6 +221,46 @@ LogicalResult SeOp::verify() {
   return success();
 }
 
+LogicalResult VecLoopOp::verify() {
+  // The device's limits (device.h kMaxLoopInputs, kMaxLoopSteps).
+  constexpr size_t kMaxInputs = 8, kMaxSteps = 16;
+  if (getSrcs().empty() || getSrcs().size() > kMaxInputs)
+    return emitOpError() << "takes 1 to " << kMaxInputs << " inputs";
+  if (getSteps().empty() || getSteps().size() > kMaxSteps)
+    return emitOpError() << "takes 1 to " << kMaxSteps << " steps";
+  size_t numImm = llvm::count_if(getSrcs(), [](Attribute a) { return isa<ImmAttr>(a); });
+  if (numImm != getImms().size())
+    return emitOpError("needs one immediate operand per #mtia.imm input");
+  for (Attribute src : getSrcs()) {
+    auto view = dyn_cast<ViewAttr>(src);
+    if (!view && !isa<ImmAttr>(src))
+      return emitOpError("inputs are #mtia.view or #mtia.imm");
+    if (view && view.getStrides().size() != getShape().size())
+      return emitOpError("each view needs one stride per dimension of the shape");
+  }
+  const int64_t numInputs = static_cast<int64_t>(getSrcs().size());
+  for (auto [k, attr] : llvm::enumerate(getSteps())) {
+    auto step = dyn_cast<VecStepAttr>(attr);
+    if (!step)
+      return emitOpError() << "step " << k << " is not a #mtia.vec_step";
+    int arity;
+    if (!lookupSeOpcode(step.getOpcode(), arity))
+      return emitOpError() << "step " << k << ": unknown SE opcode '" << step.getOpcode() << "'";
+    if (static_cast<int>(step.getArgs().size()) != arity)
+      return emitOpError() << "step " << k << ": " << step.getOpcode() << " takes " << arity
+                           << " arguments";
+    for (int64_t arg : step.getArgs())
+      if (arg >= numInputs || -1 - arg >= static_cast<int64_t>(k))
+        return emitOpError() << "step " << k << ": argument " << arg
+                             << " is neither an input nor an earlier step";
+  }
+  if (cast<VecStepAttr>(getSteps()[getSteps().size() - 1]).getElemType() != getElemType())
+    return emitOpError("elemType must be the last step's");
+  if (!getValid().empty() && getValid().size() != getShape().size())
+    return emitOpError("needs one valid extent per dimension of the shape, or none");
+  return success();
+}
+
 LogicalResult SeReduceOp::verify() {
   if (!getValid().empty() && getValid().size() != getShape().size())
     return emitOpError("needs one valid extent per dimension of the shape, or none");

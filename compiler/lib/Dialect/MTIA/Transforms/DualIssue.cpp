@@ -43,7 +43,7 @@ constexpr unsigned kCore0 = 1, kCore1 = 2, kBothCores = kCore0 | kCore1;
 int unitCore(Operation *op) {
   if (isa<DmaInOp, DmaOutOp, GatherInOp, ScatterOutOp, AtomicRmwOp, AtomicCasOp, FenceOp>(op))
     return 0;
-  if (isa<SeOp, SeReduceOp, SeIotaOp, DpeOp, MluCopyOp, SeScanOp, SeHistogramOp, SeGatherOp>(
+  if (isa<SeOp, VecLoopOp, SeReduceOp, SeIotaOp, DpeOp, MluCopyOp, SeScanOp, SeHistogramOp, SeGatherOp>(
           op))
     return 1;
   // The core's own reads and the debugging commands stay where the

@@ -17,8 +17,8 @@
 // store of the accumulator issued before it), which a loop's carried
 // accumulator never has.
 //
-// Only SE and vector-core elementwise commands are marked: they are what
-// accumulates in SE-bound kernels. The DPE's `acc = tl.dot(a, b, acc)`
+// Only SE and vector-core elementwise commands (and fused vector loops) are
+// marked: they are what accumulates in SE-bound kernels. The DPE's `acc = tl.dot(a, b, acc)`
 // could be next, once its effect on pipelined GEMMs is measured.
 //
 //===----------------------------------------------------------------------===//
@@ -51,14 +51,15 @@ CbPopOp nextPopOf(Operation *op, int64_t cb) {
   return {};
 }
 
-/// Whether `se` reads at least `bytes` from the front of `cb`: then `cb`
-/// holds that much before `se` appends to it, and the pop after `se` pops
-/// a tile that was there before it, not the one `se` appends.
-bool readsFront(SeOp se, int64_t cb, int64_t bytes) {
-  ArrayRef<int64_t> shape = se.getShape();
+/// Whether elementwise command `op` reads at least `bytes` from the front
+/// of `cb`: then `cb` holds that much before `op` appends to it, and the
+/// pop after `op` pops a tile that was there before it, not the one `op`
+/// appends.
+bool readsFront(Operation *op, int64_t cb, int64_t bytes) {
+  ArrayRef<int64_t> shape = op->getAttrOfType<DenseI64ArrayAttr>("shape").asArrayRef();
   if (numElements(shape) == 0)
     return false;
-  for (Attribute src : se.getSrcs()) {
+  for (Attribute src : op->getAttrOfType<ArrayAttr>("srcs")) {
     auto view = dyn_cast<ViewAttr>(src);
     if (!view || view.getCb() != cb)
       continue;
@@ -74,12 +75,14 @@ bool readsFront(SeOp se, int64_t cb, int64_t bytes) {
 struct MTIAReplaceFront
     : public mlir::triton_mtia::mtia::impl::MTIAReplaceFrontBase<MTIAReplaceFront> {
   void runOnOperation() override {
-    SmallVector<std::pair<SeOp, CbPopOp>> folds;
-    getOperation().walk([&](SeOp se) {
-      const int64_t cb = se.getCb();
-      CbPopOp pop = nextPopOf(se, cb);
-      if (pop && pop.getBytes() == producedBytes(se) && readsFront(se, cb, pop.getBytes()))
-        folds.push_back({se, pop});
+    SmallVector<std::pair<Operation *, CbPopOp>> folds;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<SeOp, VecLoopOp>(op))
+        return;
+      const int64_t cb = getCbUses(op).writes;
+      CbPopOp pop = nextPopOf(op, cb);
+      if (pop && pop.getBytes() == producedBytes(op) && readsFront(op, cb, pop.getBytes()))
+        folds.push_back({op, pop});
     });
     for (auto [se, pop] : folds) {
       se->setAttr(kReplaceFrontAttr, UnitAttr::get(&getContext()));

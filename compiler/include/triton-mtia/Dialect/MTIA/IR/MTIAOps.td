@@ -57,6 +57,16 @@ def MTIA_ImmAttr : AttrDef<MTIA_Dialect, "Imm"> {
   let mnemonic = "imm";
 }
 
+/// One step of a fused vector loop (`mtia.vec_loop`): `opcode` over `args`,
+/// rounded to `elemType`. An argument >= 0 is that input of the loop; -1 - k
+/// is the result of step k, an earlier one (device.h VecStep).
+def MTIA_VecStepAttr : AttrDef<MTIA_Dialect, "VecStep"> {
+  let mnemonic = "vec_step";
+  let parameters = (ins StringRefParameter<>:$opcode, "::mlir::Type":$elemType,
+                        ArrayRefParameter<"int64_t">:$args);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // Program ids
 //===----------------------------------------------------------------------===//
@@ -187,6 +197,27 @@ def MTIA_SeOp : MTIA_Op<"se", [AttrSizedOperandSegments]> {
                        DefaultValuedStrAttr<StrAttr, "se">:$unit);
   let assemblyFormat = [{
     $opcode ($imms^ `:` type($imms))? (`valid` `(` $valid^ `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MTIA_VecLoopOp : MTIA_Op<"vec_loop", [AttrSizedOperandSegments]> {
+  let summary = "fused elementwise loop on the vector core; its last step's result appended to `cb`";
+  let description = [{
+    A chain of elementwise commands as one loop over the tile (the paper's
+    4.2.2; device.h vecLoop): `srcs` are the loop's inputs (`#mtia.view`s
+    and `#mtia.imm`s, the latter taking `imms` in order), `steps` its
+    `#mtia.vec_step`s, each an SE opcode over inputs and earlier steps'
+    results, which stay in vector registers. `elemType` is the last step's.
+    Each step computes what an `mtia.se` of its opcode on the vector core
+    would, so the result is the chain's. `valid` is an effective shape, as
+    on `mtia.se`. Made by mtia-fuse-vector-loops.
+  }];
+  let arguments = (ins Variadic<AnyType>:$imms, Variadic<I64>:$valid, I64Attr:$cb,
+                       TypeAttr:$elemType, DenseI64ArrayAttr:$shape, ArrayAttr:$srcs,
+                       ArrayAttr:$steps);
+  let assemblyFormat = [{
+    ($imms^ `:` type($imms))? (`valid` `(` $valid^ `)`)? attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -140,6 +140,25 @@ def MTIAShareVectorCore : Pass<"mtia-share-vector-core", "::mlir::func::FuncOp">
   ];
 }
 
+def MTIAFuseVectorLoops : Pass<"mtia-fuse-vector-loops", "::mlir::func::FuncOp"> {
+  let summary = "Run chains of vector-core commands as one loop, intermediates in registers";
+  let description = [{
+    An elementwise command on the vector core loads its operands from
+    local memory and stores its result there, one vector register a cycle
+    through one port; a chain of them writes every intermediate tile out
+    and reads it back. The pass folds a vector-core `mtia.se` into the
+    vector-core `mtia.se` that reads its result when that result is only
+    that command's operand (its one reader, read element for element over
+    the same shape and effective shape, in the same block, released by
+    one pop after the reader) and no pop between them moves a tile the
+    folded command reads. Folded chains and trees become one
+    `mtia.vec_loop` (device.h vecLoop, at most 8 inputs and 16 steps) at
+    the last command's place; the folded commands and their pops go.
+    Each step computes what its command did, so results do not change
+    (paper 4.2.2; FuseVectorLoops.cpp).
+  }];
+}
+
 def MTIAPipelineCommands : Pass<"mtia-pipeline-commands", "::mlir::func::FuncOp"> {
   let summary = "Issue the next iteration's loads and dots before this iteration's tail";
   let description = [{

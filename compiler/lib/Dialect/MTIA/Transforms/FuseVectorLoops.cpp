@@ -1,0 +1,280 @@
+//===- FuseVectorLoops.cpp - Elementwise chains as one vector-core loop ---===//
+//
+// Each elementwise command on the vector core is a loop over its tile that
+// loads its operands from local memory and stores its result there; a
+// chain of them (`log1p(x) * 0.5 - y`, the libdevice functions the SE has
+// no table for, and what mtia-share-vector-core moved) writes every
+// intermediate tile out and reads it back, and the vector unit's port to
+// local memory, one vector register a cycle, is what bounds it. The paper's
+// 4.2.2 runs such a chain as one loop with the intermediates in registers:
+// `mtia.vec_loop` (device.h vecLoop), whose steps compute exactly what the
+// commands did, so results do not change.
+//
+// A command P on the vector core is folded into the command Q that reads
+// its result when that result is nothing but Q's operand:
+//  * P is the only command that appends to its CB, Q the only one that
+//    reads it, both in one block, Q after P, and the one pop of the CB in
+//    that block after Q releases exactly P's tile;
+//  * Q reads the tile element for element (a dense view from the front),
+//    over the same shape and effective shape as P;
+//  * P's views still see the same tiles where Q runs: a pop of a CB that
+//    P's loop reads between P and Q (the lowering pops an input right
+//    after its last reader) moves to after Q, which is safe when nothing
+//    between the pop and Q reads that CB;
+//  * the merged loop stays within the device's 8 inputs and 16 steps.
+// The fold erases P and the pop; P's steps run in Q's loop, at Q's place.
+// Chains fold transitively, so a tree of such commands becomes one loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::triton_mtia::mtia {
+#define GEN_PASS_DEF_MTIAFUSEVECTORLOOPS
+#include "triton-mtia/Dialect/MTIA/Transforms/Passes.h.inc"
+} // namespace mlir::triton_mtia::mtia
+
+using namespace mlir;
+using namespace mlir::triton_mtia::mtia;
+
+namespace {
+
+// The device's limits (device.h kMaxLoopInputs, kMaxLoopSteps).
+constexpr size_t kMaxInputs = 8;
+constexpr size_t kMaxSteps = 16;
+
+/// A loop being built: inputs (views and immediates, `imms` in the order of
+/// the #mtia.imm inputs) and steps, whose arguments >= 0 name inputs and
+/// -1 - k the result of step k.
+struct Loop {
+  SmallVector<Attribute> srcs;
+  SmallVector<Value> imms;
+  SmallVector<VecStepAttr> steps;
+
+  /// The input index of `src` (with immediate `imm`), added if new.
+  int64_t input(Attribute src, Value imm) {
+    for (size_t i = 0, nextImm = 0; i < srcs.size(); ++i) {
+      bool isImm = isa<ImmAttr>(srcs[i]);
+      if (isImm ? imms[nextImm] == imm : srcs[i] == src)
+        return static_cast<int64_t>(i);
+      nextImm += isImm;
+    }
+    srcs.push_back(src);
+    if (imm)
+      imms.push_back(imm);
+    return static_cast<int64_t>(srcs.size()) - 1;
+  }
+
+  /// Appends `other`'s steps (its inputs merged into this loop's); returns
+  /// the argument that names its result.
+  int64_t inline_(const Loop &other) {
+    SmallVector<int64_t> inputMap;
+    for (size_t i = 0, nextImm = 0; i < other.srcs.size(); ++i) {
+      bool isImm = isa<ImmAttr>(other.srcs[i]);
+      inputMap.push_back(input(other.srcs[i], isImm ? other.imms[nextImm++] : Value()));
+    }
+    const int64_t base = static_cast<int64_t>(steps.size());
+    for (VecStepAttr step : other.steps) {
+      SmallVector<int64_t> args;
+      for (int64_t a : step.getArgs())
+        args.push_back(a >= 0 ? inputMap[a] : a - base);
+      steps.push_back(VecStepAttr::get(step.getContext(), step.getOpcode(), step.getElemType(), args));
+    }
+    return -static_cast<int64_t>(steps.size()); // -1 - (last step)
+  }
+
+  /// The CBs the loop's views read.
+  SmallVector<int64_t> viewCbs() const {
+    SmallVector<int64_t> cbs;
+    for (Attribute src : srcs)
+      if (auto view = dyn_cast<ViewAttr>(src))
+        cbs.push_back(view.getCb());
+    return cbs;
+  }
+};
+
+/// Whether `view` reads a tile of `shape` element for element from the
+/// front of its CB.
+bool isDenseFromFront(ViewAttr view, ArrayRef<int64_t> shape) {
+  if (view.getOffset() != 0 || view.getStrides().size() != shape.size())
+    return false;
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] != 1 && view.getStrides()[d] != stride)
+      return false;
+    stride *= shape[d];
+  }
+  return true;
+}
+
+/// Whether two effective shapes are the same: the same values, or equal
+/// constants.
+bool sameValid(ValueRange a, ValueRange b) {
+  return llvm::equal(a, b, [](Value x, Value y) {
+    APInt cx, cy;
+    return x == y || (matchPattern(x, m_ConstantInt(&cx)) && matchPattern(y, m_ConstantInt(&cy)) &&
+                      cx == cy);
+  });
+}
+
+bool onVectorCore(Operation *op) {
+  auto se = dyn_cast<SeOp>(op);
+  return se && se.getUnit() == "vec" && numElements(se.getShape()) > 0;
+}
+
+struct FuseVectorLoops
+    : public mlir::triton_mtia::mtia::impl::MTIAFuseVectorLoopsBase<FuseVectorLoops> {
+  void runOnOperation() override {
+    // Who appends to, reads and pops each CB, over the whole function.
+    DenseMap<int64_t, SmallVector<Operation *>> writers, readers, pops;
+    getOperation().walk([&](Operation *op) {
+      if (auto pop = dyn_cast<CbPopOp>(op)) {
+        pops[pop.getCb()].push_back(op);
+        return;
+      }
+      CbUses uses = getCbUses(op);
+      if (uses.writes >= 0)
+        writers[uses.writes].push_back(op);
+      for (int64_t cb : uses.reads)
+        if (!llvm::is_contained(readers[cb], op))
+          readers[cb].push_back(op);
+    });
+
+    // The commands whose result is only their reader's operand, each with
+    // its reader and the pop that releases it.
+    DenseMap<Operation *, std::pair<Operation *, Operation *>> foldable;
+    getOperation().walk([&](SeOp p) {
+      if (!onVectorCore(p))
+        return;
+      const int64_t cb = p.getCb();
+      if (writers[cb].size() != 1 || readers[cb].size() != 1 || pops[cb].size() != 1)
+        return;
+      Operation *q = readers[cb].front();
+      Operation *pop = pops[cb].front();
+      auto qse = dyn_cast<SeOp>(q);
+      if (!qse || !onVectorCore(q) || q->getBlock() != p->getBlock() || !p->isBeforeInBlock(q) ||
+          pop->getBlock() != q->getBlock() || !q->isBeforeInBlock(pop) ||
+          cast<CbPopOp>(pop).getBytes() != producedBytes(p) || qse.getShape() != p.getShape() ||
+          !sameValid(qse.getValid(), p.getValid()))
+        return;
+      for (Attribute src : qse.getSrcs())
+        if (auto view = dyn_cast<ViewAttr>(src); view && view.getCb() == cb)
+          if (!isDenseFromFront(view, p.getShape()) || view.getElemType() != p.getElemType())
+            return;
+      foldable[p] = {q, pop};
+    });
+    if (foldable.empty())
+      return;
+
+    // Build the loops in program order (a producer before its reader) and
+    // fold where the merged loop fits and its views stay valid.
+    DenseMap<Operation *, Loop> loops;
+    DenseSet<Operation *> folded;
+    getOperation().walk([&](SeOp q) {
+      if (!onVectorCore(q))
+        return;
+      Loop loop;
+      SmallVector<int64_t> args;
+      unsigned nextImm = 0;
+      for (auto [index, src] : llvm::enumerate(q.getSrcs())) {
+        const size_t later = q.getSrcs().size() - index - 1;
+        Value imm = isa<ImmAttr>(src) ? q.getImms()[nextImm++] : Value();
+        auto view = dyn_cast<ViewAttr>(src);
+        Operation *p = view && writers[view.getCb()].size() == 1
+                           ? writers[view.getCb()].front()
+                           : nullptr;
+        auto it = p ? foldable.find(p) : foldable.end();
+        if (it != foldable.end() && it->second.first == q) {
+          if (folded.contains(p)) { // the same tile read twice (x * x)
+            args.push_back(-1 - resultStep.lookup(p));
+            continue;
+          }
+          if (canFold(loops[p], loop, later, p, q, delayedPops[q])) {
+            args.push_back(loop.inline_(loops[p]));
+            resultStep[p] = -1 - args.back();
+            folded.insert(p);
+            continue;
+          }
+        }
+        args.push_back(loop.input(src, imm));
+      }
+      loop.steps.push_back(VecStepAttr::get(q.getContext(), q.getOpcode(), q.getElemType(), args));
+      loops[q] = std::move(loop);
+    });
+
+    // Each loop of more than one step replaces its last command; the
+    // commands folded into it and the pops of their tiles go.
+    for (auto &[op, loop] : loops) {
+      if (folded.contains(op) || loop.steps.size() < 2)
+        continue;
+      auto se = cast<SeOp>(op);
+      OpBuilder b(se);
+      SmallVector<Attribute> steps(loop.steps.begin(), loop.steps.end());
+      auto fused =
+          VecLoopOp::create(b, se.getLoc(), loop.imms, se.getValid(), se.getCb(), se.getElemType(),
+                            se.getShape(), b.getArrayAttr(loop.srcs), b.getArrayAttr(steps));
+      Operation *after = fused;
+      for (Operation *pop : delayedPops[op]) {
+        pop->moveAfter(after);
+        after = pop;
+      }
+    }
+    for (auto &[op, loop] : loops)
+      if (!folded.contains(op) && loop.steps.size() >= 2)
+        op->erase();
+    for (Operation *p : folded) {
+      foldable[p].second->erase();
+      p->erase();
+    }
+  }
+
+  /// Whether `p`'s loop can join the loop being built for `q`: within the
+  /// device's limits (with room for `later` more operands of `q` and its
+  /// own step), and with `p`'s views reading the same tiles at `q`: the
+  /// pops between them of CBs they read (at most one each, with no reader
+  /// of the CB after it up to `q` itself) go after the loop, with those
+  /// that `p`'s own folds delayed; they are added to `delayed`.
+  bool canFold(const Loop &pLoop, const Loop &built, size_t later, Operation *p, Operation *q,
+               SmallVector<Operation *> &delayed) const {
+    Loop merged = built;
+    merged.inline_(pLoop);
+    if (merged.srcs.size() + later > kMaxInputs || merged.steps.size() + 1 > kMaxSteps)
+      return false;
+    SmallVector<int64_t> cbs = pLoop.viewCbs();
+    SmallVector<Operation *> moved(delayedPops.lookup(p));
+    DenseSet<int64_t> popped;
+    for (Operation *pop : moved)
+      popped.insert(cast<CbPopOp>(pop).getCb());
+    for (Operation *op = p->getNextNode();; op = op->getNextNode()) {
+      bool touchesPopped = false;
+      op->walk([&](Operation *inner) {
+        if (auto pop = dyn_cast<CbPopOp>(inner)) {
+          touchesPopped |= popped.contains(pop.getCb()) ||
+                           (inner != op && llvm::is_contained(cbs, pop.getCb()));
+          return;
+        }
+        for (int64_t cb : getCbUses(inner).reads)
+          touchesPopped |= popped.contains(cb);
+      });
+      if (touchesPopped)
+        return false;
+      if (op == q)
+        break;
+      if (auto pop = dyn_cast<CbPopOp>(op); pop && llvm::is_contained(cbs, pop.getCb())) {
+        popped.insert(pop.getCb());
+        moved.push_back(op);
+      }
+    }
+    delayed.append(moved);
+    return true;
+  }
+
+  /// The step that holds a folded command's result in its reader's loop.
+  DenseMap<Operation *, int64_t> resultStep;
+  /// Per loop, the pops of its inputs that go after it, in program order.
+  DenseMap<Operation *, SmallVector<Operation *>> delayedPops;
+};
+
+} // namespace
