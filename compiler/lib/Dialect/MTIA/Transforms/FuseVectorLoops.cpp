@@ -25,6 +25,13 @@
 // The fold erases P and the pop; P's steps run in Q's loop, at Q's place.
 // Chains fold transitively, so a tree of such commands becomes one loop.
 //
+// mtia-share-vector-core splits a command by rows, the SE's part first and
+// the vector core's right after it, both appending to one CB. When the
+// next command of a chain is split at the same row, its vector-core part
+// reads exactly the rows the previous one's wrote: those parts fold the
+// same way, the SE's parts stay commands, and the pop of the CB releases
+// the SE's rows only.
+//
 //===----------------------------------------------------------------------===//
 
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
@@ -95,10 +102,10 @@ struct Loop {
   }
 };
 
-/// Whether `view` reads a tile of `shape` element for element from the
-/// front of its CB.
-bool isDenseFromFront(ViewAttr view, ArrayRef<int64_t> shape) {
-  if (view.getOffset() != 0 || view.getStrides().size() != shape.size())
+/// Whether `view` reads a tile of `shape` element for element from element
+/// `offset` of its CB.
+bool isDenseFrom(ViewAttr view, ArrayRef<int64_t> shape, int64_t offset) {
+  if (view.getOffset() != offset || view.getStrides().size() != shape.size())
     return false;
   int64_t stride = 1;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
@@ -107,6 +114,14 @@ bool isDenseFromFront(ViewAttr view, ArrayRef<int64_t> shape) {
     stride *= shape[d];
   }
   return true;
+}
+
+/// One past the last element `view` reads over `shape`.
+int64_t viewEnd(ViewAttr view, ArrayRef<int64_t> shape) {
+  int64_t last = view.getOffset();
+  for (auto [dim, stride] : llvm::zip(shape, view.getStrides()))
+    last += (dim - 1) * std::max<int64_t>(stride, 0);
+  return last + 1;
 }
 
 /// Whether two effective shapes are the same: the same values, or equal
@@ -144,26 +159,10 @@ struct FuseVectorLoops
 
     // The commands whose result is only their reader's operand, each with
     // its reader and the pop that releases it.
-    DenseMap<Operation *, std::pair<Operation *, Operation *>> foldable;
     getOperation().walk([&](SeOp p) {
-      if (!onVectorCore(p))
-        return;
-      const int64_t cb = p.getCb();
-      if (writers[cb].size() != 1 || readers[cb].size() != 1 || pops[cb].size() != 1)
-        return;
-      Operation *q = readers[cb].front();
-      Operation *pop = pops[cb].front();
-      auto qse = dyn_cast<SeOp>(q);
-      if (!qse || !onVectorCore(q) || q->getBlock() != p->getBlock() || !p->isBeforeInBlock(q) ||
-          pop->getBlock() != q->getBlock() || !q->isBeforeInBlock(pop) ||
-          cast<CbPopOp>(pop).getBytes() != producedBytes(p) || qse.getShape() != p.getShape() ||
-          !sameValid(qse.getValid(), p.getValid()))
-        return;
-      for (Attribute src : qse.getSrcs())
-        if (auto view = dyn_cast<ViewAttr>(src); view && view.getCb() == cb)
-          if (!isDenseFromFront(view, p.getShape()) || view.getElemType() != p.getElemType())
-            return;
-      foldable[p] = {q, pop};
+      if (std::optional<Fold> fold = foldOf(p, writers[p.getCb()], readers[p.getCb()],
+                                            pops[p.getCb()]))
+        foldable[p] = *fold;
     });
     if (foldable.empty())
       return;
@@ -182,11 +181,10 @@ struct FuseVectorLoops
         const size_t later = q.getSrcs().size() - index - 1;
         Value imm = isa<ImmAttr>(src) ? q.getImms()[nextImm++] : Value();
         auto view = dyn_cast<ViewAttr>(src);
-        Operation *p = view && writers[view.getCb()].size() == 1
-                           ? writers[view.getCb()].front()
-                           : nullptr;
+        // The CB's last producer: the command itself or its vector-core part.
+        Operation *p = view ? writers[view.getCb()].back() : nullptr;
         auto it = p ? foldable.find(p) : foldable.end();
-        if (it != foldable.end() && it->second.first == q) {
+        if (it != foldable.end() && it->second.reader == q) {
           if (folded.contains(p)) { // the same tile read twice (x * x)
             args.push_back(-1 - resultStep.lookup(p));
             continue;
@@ -225,9 +223,85 @@ struct FuseVectorLoops
       if (!folded.contains(op) && loop.steps.size() >= 2)
         op->erase();
     for (Operation *p : folded) {
-      foldable[p].second->erase();
+      Fold &fold = foldable[p];
+      auto pop = cast<CbPopOp>(fold.pop);
+      if (pop.getBytes() == producedBytes(p))
+        pop.erase();
+      else // the SE's part of a split tile stays, and so does its pop
+        pop.setBytes(pop.getBytes() - producedBytes(p));
       p->erase();
     }
+  }
+
+  /// A vector-core command's reader, into whose loop it can fold, and the
+  /// pop that releases its result.
+  struct Fold {
+    Operation *reader;
+    Operation *pop;
+  };
+  DenseMap<Operation *, Fold> foldable;
+
+  /// Whether `p` can fold into its reader (given the ops that append to,
+  /// read and pop its CB): its result is nothing but the reader's operand,
+  /// read element for element over the same shape and effective shape, in
+  /// the same block. Either `p` is the CB's only producer and the reader
+  /// its only reader, or `p` is the vector core's part of a command split
+  /// by rows (mtia-share-vector-core): the SE's part right before it
+  /// appends the first rows, `p` the rest, one reader reads the SE's rows
+  /// only and the other, the vector core's part of the next command of
+  /// the chain, exactly `p`'s; the pop then releases the SE's rows only.
+  static std::optional<Fold> foldOf(SeOp p, ArrayRef<Operation *> writers,
+                                    ArrayRef<Operation *> readers, ArrayRef<Operation *> pops) {
+    if (!onVectorCore(p) || pops.size() != 1)
+      return std::nullopt;
+    const int64_t cb = p.getCb();
+    int64_t before = 0; // elements the SE's part appends before p's
+    Operation *other = nullptr; // the SE part's reader
+    if (writers.size() == 2 && writers[1] == p.getOperation() &&
+        writers[0] == p->getPrevNode() && readers.size() == 2) {
+      auto part = dyn_cast<SeOp>(writers[0]);
+      if (!part || part.getElemType() != p.getElemType() ||
+          part.getShape().drop_front() != p.getShape().drop_front())
+        return std::nullopt;
+      before = numElements(part.getShape());
+      other = readers[0];
+    } else if (writers.size() != 1 || readers.size() != 1) {
+      return std::nullopt;
+    }
+    // The reader of p's elements, and the other reader (if any) of the
+    // elements before them only.
+    auto reads = [&](Operation *op, auto pred) {
+      bool all = true, any = false;
+      auto se = dyn_cast<SeOp>(op);
+      if (!se)
+        return false;
+      for (Attribute src : se.getSrcs())
+        if (auto view = dyn_cast<ViewAttr>(src); view && view.getCb() == cb) {
+          any = true;
+          all &= pred(se, view);
+        }
+      return any && all;
+    };
+    auto readsP = [&](SeOp se, ViewAttr view) {
+      return isDenseFrom(view, p.getShape(), before) && view.getElemType() == p.getElemType() &&
+             se.getShape() == p.getShape() && sameValid(se.getValid(), p.getValid());
+    };
+    auto readsBefore = [&](SeOp se, ViewAttr view) {
+      return viewEnd(view, se.getShape()) <= before;
+    };
+    Operation *q = readers.back();
+    if (other && !reads(q, readsP))
+      std::swap(q, other);
+    if (!reads(q, readsP) || (other && !reads(other, readsBefore)) || !onVectorCore(q))
+      return std::nullopt;
+    Operation *pop = pops.front();
+    const int64_t bytes = before * elementBytes(p.getElemType()) + producedBytes(p);
+    if (q->getBlock() != p->getBlock() || !p->isBeforeInBlock(q) ||
+        pop->getBlock() != q->getBlock() || !q->isBeforeInBlock(pop) ||
+        (other && (other->getBlock() != pop->getBlock() || !other->isBeforeInBlock(pop))) ||
+        cast<CbPopOp>(pop).getBytes() != bytes)
+      return std::nullopt;
+    return Fold{q, pop};
   }
 
   /// Whether `p`'s loop can join the loop being built for `q`: within the
