@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -12,6 +13,9 @@
 static_assert(mlir::triton_mtia::mtia::kTileRank == ::mtia::kMaxRank &&
                   mlir::triton_mtia::mtia::kBoxRank == ::mtia::kMaxBoxRank,
               "the compiler's tile and box ranks are the device API's");
+static_assert(mlir::triton_mtia::mtia::kLoopInputs == ::mtia::kMaxLoopInputs &&
+                  mlir::triton_mtia::mtia::kLoopSteps == ::mtia::kMaxLoopSteps,
+              "the compiler's vector loop limits are the device API's");
 
 using namespace mlir;
 using namespace mlir::triton_mtia::mtia;
@@ -134,6 +138,27 @@ int64_t mlir::triton_mtia::mtia::vecCyclesPerStrip(ArrayRef<int64_t> shape,
   return std::max(loads + 1, aluPasses);
 }
 
+bool mlir::triton_mtia::mtia::isDenseView(ViewAttr view, ArrayRef<int64_t> shape,
+                                          int64_t offset) {
+  if (view.getOffset() != offset || view.getStrides().size() != shape.size())
+    return false;
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] != 1 && view.getStrides()[d] != stride)
+      return false;
+    stride *= shape[d];
+  }
+  return true;
+}
+
+bool mlir::triton_mtia::mtia::sameEffectiveShape(ValueRange a, ValueRange b) {
+  return llvm::equal(a, b, [](Value x, Value y) {
+    APInt cx, cy;
+    return x == y || (matchPattern(x, m_ConstantInt(&cx)) && matchPattern(y, m_ConstantInt(&cy)) &&
+                      cx == cy);
+  });
+}
+
 void mlir::triton_mtia::mtia::remapCbs(
     Operation *op, llvm::function_ref<int64_t(int64_t)> map) {
   if (!isa_and_nonnull<MTIADialect>(op->getDialect()))
@@ -222,12 +247,10 @@ LogicalResult SeOp::verify() {
 }
 
 LogicalResult VecLoopOp::verify() {
-  // The device's limits (device.h kMaxLoopInputs, kMaxLoopSteps).
-  constexpr size_t kMaxInputs = 8, kMaxSteps = 16;
-  if (getSrcs().empty() || getSrcs().size() > kMaxInputs)
-    return emitOpError() << "takes 1 to " << kMaxInputs << " inputs";
-  if (getSteps().empty() || getSteps().size() > kMaxSteps)
-    return emitOpError() << "takes 1 to " << kMaxSteps << " steps";
+  if (getSrcs().empty() || static_cast<int64_t>(getSrcs().size()) > kLoopInputs)
+    return emitOpError() << "takes 1 to " << kLoopInputs << " inputs";
+  if (getSteps().empty() || static_cast<int64_t>(getSteps().size()) > kLoopSteps)
+    return emitOpError() << "takes 1 to " << kLoopSteps << " steps";
   size_t numImm = llvm::count_if(getSrcs(), [](Attribute a) { return isa<ImmAttr>(a); });
   if (numImm != getImms().size())
     return emitOpError("needs one immediate operand per #mtia.imm input");

@@ -36,7 +36,6 @@
 
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
 
-#include "mlir/IR/Matchers.h"
 
 namespace mlir::triton_mtia::mtia {
 #define GEN_PASS_DEF_MTIAFUSEVECTORLOOPS
@@ -47,10 +46,6 @@ using namespace mlir;
 using namespace mlir::triton_mtia::mtia;
 
 namespace {
-
-// The device's limits (device.h kMaxLoopInputs, kMaxLoopSteps).
-constexpr size_t kMaxInputs = 8;
-constexpr size_t kMaxSteps = 16;
 
 /// A loop being built: inputs (views and immediates, `imms` in the order of
 /// the #mtia.imm inputs) and steps, whose arguments >= 0 name inputs and
@@ -102,36 +97,12 @@ struct Loop {
   }
 };
 
-/// Whether `view` reads a tile of `shape` element for element from element
-/// `offset` of its CB.
-bool isDenseFrom(ViewAttr view, ArrayRef<int64_t> shape, int64_t offset) {
-  if (view.getOffset() != offset || view.getStrides().size() != shape.size())
-    return false;
-  int64_t stride = 1;
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    if (shape[d] != 1 && view.getStrides()[d] != stride)
-      return false;
-    stride *= shape[d];
-  }
-  return true;
-}
-
 /// One past the last element `view` reads over `shape`.
 int64_t viewEnd(ViewAttr view, ArrayRef<int64_t> shape) {
   int64_t last = view.getOffset();
   for (auto [dim, stride] : llvm::zip(shape, view.getStrides()))
     last += (dim - 1) * std::max<int64_t>(stride, 0);
   return last + 1;
-}
-
-/// Whether two effective shapes are the same: the same values, or equal
-/// constants.
-bool sameValid(ValueRange a, ValueRange b) {
-  return llvm::equal(a, b, [](Value x, Value y) {
-    APInt cx, cy;
-    return x == y || (matchPattern(x, m_ConstantInt(&cx)) && matchPattern(y, m_ConstantInt(&cy)) &&
-                      cx == cy);
-  });
 }
 
 bool onVectorCore(Operation *op) {
@@ -283,8 +254,8 @@ struct FuseVectorLoops
       return any && all;
     };
     auto readsP = [&](SeOp se, ViewAttr view) {
-      return isDenseFrom(view, p.getShape(), before) && view.getElemType() == p.getElemType() &&
-             se.getShape() == p.getShape() && sameValid(se.getValid(), p.getValid());
+      return isDenseView(view, p.getShape(), before) && view.getElemType() == p.getElemType() &&
+             se.getShape() == p.getShape() && sameEffectiveShape(se.getValid(), p.getValid());
     };
     auto readsBefore = [&](SeOp se, ViewAttr view) {
       return viewEnd(view, se.getShape()) <= before;
@@ -314,7 +285,8 @@ struct FuseVectorLoops
                SmallVector<Operation *> &delayed) const {
     Loop merged = built;
     merged.inline_(pLoop);
-    if (merged.srcs.size() + later > kMaxInputs || merged.steps.size() + 1 > kMaxSteps)
+    if (static_cast<int64_t>(merged.srcs.size() + later) > kLoopInputs ||
+        static_cast<int64_t>(merged.steps.size()) + 1 > kLoopSteps)
       return false;
     SmallVector<int64_t> cbs = pLoop.viewCbs();
     SmallVector<Operation *> moved(delayedPops.lookup(p));

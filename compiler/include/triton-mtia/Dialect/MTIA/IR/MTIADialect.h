@@ -48,6 +48,10 @@ inline constexpr llvm::StringLiteral kDualIssueAttr = "mtia.dual_issue";
 /// that they agree).
 inline constexpr int64_t kTileRank = 4;
 inline constexpr int64_t kBoxRank = 8;
+/// Inputs and steps of a fused vector loop: the device API's kMaxLoopInputs
+/// and kMaxLoopSteps.
+inline constexpr int64_t kLoopInputs = 8;
+inline constexpr int64_t kLoopSteps = 16;
 /// Bytes of one element of `type` in local memory (i1 takes one byte).
 int64_t elementBytes(Type type);
 /// Elements of a tile of `shape` (1 for rank 0).
@@ -74,6 +78,12 @@ int64_t producedBytes(Operation *op);
 /// (`aluPasses`).
 int64_t vecCyclesPerStrip(llvm::ArrayRef<int64_t> shape, ArrayAttr srcs,
                                 int64_t aluPasses);
+/// Whether `view` reads a tile of `shape` element for element, from element
+/// `offset` of its CB on (dimensions of one element may have any stride).
+bool isDenseView(ViewAttr view, llvm::ArrayRef<int64_t> shape, int64_t offset);
+/// Whether two effective shapes (`valid` operands) are the same: the same
+/// values or equal constants, dimension by dimension (both empty: whole).
+bool sameEffectiveShape(ValueRange a, ValueRange b);
 /// Rewrites every CB id of `op` through `map`.
 void remapCbs(Operation *op, llvm::function_ref<int64_t(int64_t)> map);
 } // namespace mlir::triton_mtia::mtia
