@@ -268,6 +268,7 @@ int main(int argc, char **argv) {
     if (!noVectorCoreSharing) {
       triton_mtia::mtia::MTIAShareVectorCoreOptions sharing;
       sharing.split = !noElementwiseSplitting;
+      sharing.fuse = !noVectorLoopFusion;
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAShareVectorCore(sharing));
     }
     if (!noVectorLoopFusion)

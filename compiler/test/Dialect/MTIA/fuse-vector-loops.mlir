@@ -65,15 +65,20 @@ func.func @delayed_pop() {
 // the SE's parts append rows 0-50, the vector core's rows 51-63. The vector
 // core's part of the second reads exactly the rows its part of the first
 // wrote, so the two fold; the SE's parts stay, and the pop of the first
-// CB releases the SE's 51 rows only (51 * 64 * 4 bytes).
+// CB releases the SE's 51 rows only (51 * 64 * 4 bytes). The loaded tile's
+// pop after the first command keeps the 51 rows the SE's part read where it
+// was; the 13 the loop reads go after it, and its view starts at the front.
 // CHECK-LABEL: func.func @split_chain
 // CHECK: mtia.se "Neg" {cb = 1 : i64, elemType = f32, shape = array<i64: 51, 64>
+// CHECK-NEXT: mtia.cb_pop {bytes = 13056 : i64, cb = 0 : i64}
 // CHECK-NEXT: mtia.se "Exp2" {cb = 2 : i64, elemType = f32, shape = array<i64: 51, 64>
-// CHECK-NEXT: mtia.vec_loop {cb = 2 : i64, elemType = f32, shape = array<i64: 13, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 3264, strides = 64, 1>], steps = [#mtia.vec_step<opcode = "Neg", elemType = f32, args = 0>, #mtia.vec_step<opcode = "Exp2", elemType = f32, args = -1>]}
+// CHECK-NEXT: mtia.vec_loop {cb = 2 : i64, elemType = f32, shape = array<i64: 13, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>], steps = [#mtia.vec_step<opcode = "Neg", elemType = f32, args = 0>, #mtia.vec_step<opcode = "Exp2", elemType = f32, args = -1>]}
+// CHECK-NEXT: mtia.cb_pop {bytes = 3328 : i64, cb = 0 : i64}
 // CHECK-NEXT: mtia.cb_pop {bytes = 13056 : i64, cb = 1 : i64}
 func.func @split_chain() {
   mtia.se "Neg" {cb = 1 : i64, elemType = f32, shape = array<i64: 51, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
   mtia.se "Neg" {cb = 1 : i64, elemType = f32, shape = array<i64: 13, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 3264, strides = 64, 1>], unit = "vec"}
+  mtia.cb_pop {bytes = 16384 : i64, cb = 0 : i64}
   mtia.se "Exp2" {cb = 2 : i64, elemType = f32, shape = array<i64: 51, 64>, srcs = [#mtia.view<cb = 1, elemType = f32, offset = 0, strides = 64, 1>]}
   mtia.se "Exp2" {cb = 2 : i64, elemType = f32, shape = array<i64: 13, 64>, srcs = [#mtia.view<cb = 1, elemType = f32, offset = 3264, strides = 64, 1>], unit = "vec"}
   mtia.cb_pop {bytes = 16384 : i64, cb = 1 : i64}

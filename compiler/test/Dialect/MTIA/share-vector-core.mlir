@@ -1,5 +1,6 @@
 // RUN: triton-mtia-opt %s --mtia-share-vector-core="split=false" | FileCheck %s
 // RUN: triton-mtia-opt %s --mtia-share-vector-core | FileCheck %s --check-prefix=SPLIT
+// RUN: triton-mtia-opt %s --mtia-share-vector-core="split=false fuse=false" | FileCheck %s --check-prefix=NOFUSE
 
 // Four independent commands on one loaded 64x64 f32 tile (loaded at 256):
 // 136 cycles each on the SE, 516 on the vector core (4 + 256 strips of two
@@ -98,5 +99,26 @@ func.func @broadcast_rows(%a: i64) {
   %c64 = arith.constant 64 : i64
   mtia.dma_in %a strides(%c64, %c1) valid(%c64, %c64) {cb = 0 : i64, elemType = f32, shape = array<i64: 64, 64>}
   mtia.se "Sub" {cb = 3 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>, #mtia.view<cb = 4, elemType = f32, offset = 0, strides = 0, 1>]}
+  return
+}
+
+// A command whose operand is only the result of a vector-core loop can join
+// that loop (mtia-fuse-vector-loops folds it in): Log1p, which has no SE
+// table, runs from 256 to 772 (two port cycles a strip); Neg after it would
+// finish at 908 on the SE, but in the loop it only adds an ALU pass a strip,
+// which the port already takes: the loop still ends at 772. Without fusion
+// Neg would be a loop of its own after Log1p's (1288): it stays on the SE.
+// CHECK-LABEL: func.func @join
+// CHECK: mtia.se "Log1p" {{.*}}unit = "vec"}
+// CHECK-NEXT: mtia.se "Neg" {{.*}}unit = "vec"}
+// NOFUSE-LABEL: func.func @join
+// NOFUSE: mtia.se "Neg" {{[^"]*$}}
+func.func @join(%a: i64) {
+  %c1 = arith.constant 1 : i64
+  %c64 = arith.constant 64 : i64
+  mtia.dma_in %a strides(%c64, %c1) valid(%c64, %c64) {cb = 0 : i64, elemType = f32, shape = array<i64: 64, 64>}
+  mtia.se "Log1p" {cb = 1 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>], unit = "vec"}
+  mtia.se "Neg" {cb = 2 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 1, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.cb_pop {bytes = 16384 : i64, cb = 1 : i64}
   return
 }

@@ -113,6 +113,9 @@ bool onVectorCore(Operation *op) {
 struct FuseVectorLoops
     : public mlir::triton_mtia::mtia::impl::MTIAFuseVectorLoopsBase<FuseVectorLoops> {
   void runOnOperation() override {
+    foldable.clear();
+    resultStep.clear();
+    delayedPops.clear();
     // Who appends to, reads and pops each CB, over the whole function.
     DenseMap<int64_t, SmallVector<Operation *>> writers, readers, pops;
     getOperation().walk([&](Operation *op) {
@@ -180,12 +183,38 @@ struct FuseVectorLoops
         continue;
       auto se = cast<SeOp>(op);
       OpBuilder b(se);
+      // A delayed pop keeps the bytes before the first one the loop reads
+      // where it was (the rows of a tile split with the SE, which the SE's
+      // part read); the rest goes after the loop, whose views start that
+      // much nearer the front.
+      SmallVector<std::pair<CbPopOp, int64_t>> delayed;
+      for (Operation *popOp : delayedPops[op]) {
+        auto pop = cast<CbPopOp>(popOp);
+        const int64_t bytes = static_cast<int64_t>(pop.getBytes());
+        delayed.push_back({pop, std::min(bytes, firstByteRead(loop, pop.getCb(), se.getShape()))});
+      }
+      for (auto [pop, keep] : delayed)
+        for (Attribute &src : loop.srcs)
+          if (auto view = dyn_cast<ViewAttr>(src); view && view.getCb() == pop.getCb())
+            src = ViewAttr::get(view.getContext(), view.getCb(), view.getElemType(),
+                                view.getOffset() - keep / elementBytes(view.getElemType()),
+                                view.getStrides());
       SmallVector<Attribute> steps(loop.steps.begin(), loop.steps.end());
       auto fused =
           VecLoopOp::create(b, se.getLoc(), loop.imms, se.getValid(), se.getCb(), se.getElemType(),
                             se.getShape(), b.getArrayAttr(loop.srcs), b.getArrayAttr(steps));
       Operation *after = fused;
-      for (Operation *pop : delayedPops[op]) {
+      for (auto [pop, keep] : delayed) {
+        if (keep > 0) {
+          OpBuilder at(pop);
+          auto kept = cast<CbPopOp>(at.clone(*pop.getOperation()));
+          kept.setBytes(keep);
+        }
+        if (keep == static_cast<int64_t>(pop.getBytes())) {
+          pop.erase();
+          continue;
+        }
+        pop.setBytes(pop.getBytes() - keep);
         pop->moveAfter(after);
         after = pop;
       }
@@ -315,6 +344,27 @@ struct FuseVectorLoops
     }
     delayed.append(moved);
     return true;
+  }
+
+  /// The first byte of CB `cb` that `loop`'s views read over `shape` (0
+  /// unless every view's first element is a whole number of every view's
+  /// elements in).
+  static int64_t firstByteRead(const Loop &loop, int64_t cb, ArrayRef<int64_t> shape) {
+    int64_t first = std::numeric_limits<int64_t>::max(), unit = 1;
+    for (Attribute src : loop.srcs) {
+      auto view = dyn_cast<ViewAttr>(src);
+      if (!view || view.getCb() != cb)
+        continue;
+      int64_t lowest = view.getOffset();
+      for (auto [dim, stride] : llvm::zip(shape, view.getStrides()))
+        lowest += (dim - 1) * std::min<int64_t>(stride, 0);
+      const int64_t bytes = elementBytes(view.getElemType());
+      first = std::min(first, lowest * bytes);
+      unit = std::max(unit, bytes);
+    }
+    if (first == std::numeric_limits<int64_t>::max() || first <= 0)
+      return 0;
+    return first - first % unit;
   }
 
   /// The step that holds a folded command's result in its reader's loop.

@@ -129,10 +129,30 @@ struct ShareVectorCore
         .Default([](Operation *) { return std::pair{Unit::None, int64_t(0)}; });
   }
 
+  /// A loop on the vector core that the next command of its chain can
+  /// join: mtia-fuse-vector-loops folds a chain whose every result is only
+  /// the next command's operand into one loop, so the next command costs
+  /// the vector core only what it adds to each strip. Keyed by the CB the
+  /// chain's last command appends to.
+  struct OpenLoop {
+    int64_t start = 0, done = 0; ///< the vector core's part
+    int64_t strips = 0;          ///< of that part
+    int64_t port = 0, alu = 0;   ///< cycles per strip on each pipe
+    int64_t steps = 0, inputs = 0;
+    /// Rows the SE's part keeps (a split chain), 0 when the vector core
+    /// runs the whole tile, and when that part is done.
+    int64_t rows = 0, seDone = 0;
+    /// The whole tile the chain's last command appends.
+    SmallVector<int64_t> shape;
+    Type elemType;
+    SmallVector<Value> valid;
+  };
+
   /// Estimated unit availability and tile readiness, in cycles.
   struct Schedule {
     std::array<int64_t, kNumUnits> unitFree{};
     DenseMap<int64_t, int64_t> cbReady; ///< when the CB's last tile is done
+    DenseMap<int64_t, OpenLoop> openLoops;
   };
 
   /// Elementwise commands the frontend put on the SE: the ones to place.
@@ -195,6 +215,65 @@ struct ShareVectorCore
     return rest;
   }
 
+  /// Vector loads per strip of `se`'s views, but those of CB `except`.
+  static int64_t streamedViews(SeOp se, int64_t except = -1) {
+    SmallVector<Attribute> others;
+    for (Attribute src : se.getSrcs())
+      if (auto view = dyn_cast<ViewAttr>(src); view && view.getCb() != except)
+        others.push_back(view);
+    return vecCyclesPerStrip(se.getShape(), ArrayAttr::get(se.getContext(), others), 0) - 1;
+  }
+
+  int64_t vecLanes(int64_t widest) const { return std::max<int64_t>(1, vecBytesPerCycle / widest); }
+
+  /// A new loop of `se` alone on the vector core, over `elements` from
+  /// `start`, its SE part (`rows`) done at `seDone`.
+  OpenLoop openLoop(SeOp se, ArrayRef<int64_t> wholeShape, int64_t elements, int64_t start,
+                    int64_t done, int64_t rows, int64_t seDone) const {
+    OpenLoop loop;
+    loop.start = start;
+    loop.done = done;
+    loop.strips = ceilDiv(elements, vecLanes(widestBytes(se, se.getElemType())));
+    loop.inputs = streamedViews(se);
+    loop.port = loop.inputs + 1;
+    loop.alu = loop.steps = 1;
+    loop.rows = rows;
+    loop.seDone = seDone;
+    loop.shape.assign(wholeShape.begin(), wholeShape.end());
+    loop.elemType = se.getElemType();
+    loop.valid.assign(se.getValid().begin(), se.getValid().end());
+    return loop;
+  }
+
+  /// The open loop that `q` can join, with the CB of the chain's tile that
+  /// it reads: that tile is only `q`'s operand, read element for element
+  /// over the same tile, and the vector core has nothing queued after the
+  /// loop; the loop stays within the device's limits.
+  std::pair<int64_t, const OpenLoop *> joinable(SeOp q, const Schedule &state) const {
+    for (Attribute src : q.getSrcs()) {
+      auto view = dyn_cast<ViewAttr>(src);
+      auto it = view ? state.openLoops.find(view.getCb()) : state.openLoops.end();
+      if (it == state.openLoops.end())
+        continue;
+      const int64_t cb = it->first;
+      const OpenLoop &loop = it->second;
+      bool dense = llvm::all_of(q.getSrcs(), [&](Attribute a) {
+        auto v = dyn_cast<ViewAttr>(a);
+        return !v || v.getCb() != cb ||
+               (isDenseView(v, q.getShape(), 0) && v.getElemType() == loop.elemType);
+      });
+      if (!dense || readerCount.lookup(cb) != 1 || popCount.lookup(cb) != 1 ||
+          q.getShape() != ArrayRef<int64_t>(loop.shape) || q.getCb() == cb ||
+          llvm::is_contained(getCbUses(q).reads, q.getCb()) ||
+          !sameEffectiveShape(q.getValid(), loop.valid) || (loop.rows > 0 && !q.getValid().empty()) ||
+          state.unitFree[static_cast<int>(Unit::Vec)] != loop.done || loop.steps + 1 > kLoopSteps ||
+          loop.inputs + streamedViews(q, cb) + 1 > kLoopInputs)
+        return {-1, nullptr};
+      return {cb, &loop};
+    }
+    return {-1, nullptr};
+  }
+
   /// List-schedules `block` from `state`, placing the movable commands.
   /// Splits happen only when `apply` (a loop body's final pass); a pass
   /// that only warms the units up schedules as if they had.
@@ -217,8 +296,12 @@ struct ShareVectorCore
         return std::max(ready, state.unitFree[static_cast<int>(u)]) + c;
       };
       int64_t done = finishOn(unit, cycles);
-      if (auto se = dyn_cast<SeOp>(&op); se && movable.contains(se)) {
-        int64_t n = numElements(se.getShape());
+      int64_t &seFree = state.unitFree[static_cast<int>(Unit::Se)];
+      int64_t &vecFree = state.unitFree[static_cast<int>(Unit::Vec)];
+      auto se = dyn_cast<SeOp>(&op);
+      if (se && movable.contains(se)) {
+        SmallVector<int64_t> shape(se.getShape());
+        int64_t n = numElements(shape);
         int64_t w = widestBytes(se, se.getElemType());
         int64_t onSe = finishOn(Unit::Se, seCycles(n, w));
         int64_t onVec = finishOn(Unit::Vec, vecCycles(se, n, w));
@@ -226,14 +309,56 @@ struct ShareVectorCore
         // Both units on one command, by rows, where that finishes sooner
         // than either alone by more than the second command's issue.
         auto [rows, splitDone] = bestSplit(se, state, ready);
-        if (rows > 0 && splitDone + kSplitIssueCycles < std::min(onSe, onVec)) {
-          int64_t rest = numElements(se.getShape()) / se.getShape()[0] * (se.getShape()[0] - rows);
-          state.unitFree[static_cast<int>(Unit::Se)] =
-              std::max(ready, state.unitFree[static_cast<int>(Unit::Se)]) +
-              seCycles(numElements(se.getShape()) - rest, w);
-          state.unitFree[static_cast<int>(Unit::Vec)] =
-              std::max(ready, state.unitFree[static_cast<int>(Unit::Vec)]) + vecCycles(se, rest, w);
+        bool split = rows > 0 && splitDone + kSplitIssueCycles < std::min(onSe, onVec);
+        // Or the command joins the vector core's loop of its chain, which
+        // then takes what it adds per strip, and its rows if the chain is
+        // split (its SE part then takes the SE's rows).
+        if (auto [cb, loop] = fuse ? joinable(se, state) : std::pair{int64_t(-1), nullptr};
+            loop) {
+          int64_t otherReady = 0;
+          for (int64_t read : uses.reads)
+            if (read != cb)
+              otherReady = std::max(otherReady, state.cbReady.lookup(read));
+          OpenLoop joined = *loop;
+          joined.start = std::max(loop->start, otherReady);
+          joined.inputs += streamedViews(se, cb);
+          joined.port += streamedViews(se, cb);
+          joined.alu += 1;
+          joined.steps += 1;
+          joined.done = joined.start + vecFillCycles +
+                        joined.strips * std::max(joined.port, joined.alu);
+          int64_t joinDone = joined.done;
+          if (loop->rows > 0) {
+            joined.seDone = std::max(seFree, std::max(otherReady, loop->seDone)) +
+                            seCycles(loop->rows * (n / shape[0]), w);
+            joinDone = std::max(joinDone, joined.seDone);
+          }
+          if (joinDone < std::min({onSe, onVec, split ? splitDone + kSplitIssueCycles : onSe})) {
+            if (loop->rows == 0) {
+              se.setUnit("vec");
+            } else {
+              seFree = joined.seDone;
+              if (apply) {
+                movable.erase(se);
+                splitOff.insert(splitRows(se, loop->rows));
+              }
+            }
+            vecFree = joined.done;
+            state.cbReady[se.getCb()] = joinDone;
+            joined.elemType = se.getElemType();
+            state.openLoops.erase(cb);
+            state.openLoops[se.getCb()] = std::move(joined);
+            continue;
+          }
+        }
+        if (split) {
+          int64_t rest = n / shape[0] * (shape[0] - rows);
+          int64_t vecStart = std::max(ready, vecFree);
+          seFree = std::max(ready, seFree) + seCycles(n - rest, w);
+          vecFree = vecStart + vecCycles(se, rest, w);
           state.cbReady[se.getCb()] = splitDone;
+          state.openLoops[se.getCb()] =
+              openLoop(se, shape, rest, vecStart, vecFree, rows, seFree);
           if (apply) {
             movable.erase(se);
             splitOff.insert(splitRows(se, rows));
@@ -244,6 +369,10 @@ struct ShareVectorCore
         unit = vec ? Unit::Vec : Unit::Se;
         done = vec ? onVec : onSe;
       }
+      if (se && unit == Unit::Vec)
+        state.openLoops[se.getCb()] =
+            openLoop(se, se.getShape(), numElements(se.getShape()),
+                     std::max(ready, vecFree), done, /*rows=*/0, /*seDone=*/0);
       state.unitFree[static_cast<int>(unit)] = done;
       if (uses.writes >= 0)
         state.cbReady[uses.writes] = done;
@@ -267,7 +396,25 @@ struct ShareVectorCore
   /// the split must save at least twice over.
   static constexpr int64_t kSplitIssueCycles = 16;
 
+  /// Commands that read each CB and pops of it, in the function.
+  DenseMap<int64_t, int64_t> readerCount, popCount;
+
   void runOnOperation() override {
+    // A pass instance runs on every function: nothing carries over.
+    readerCount.clear();
+    popCount.clear();
+    movable.clear();
+    splitOff.clear();
+    getOperation().walk([&](Operation *op) {
+      if (auto pop = dyn_cast<CbPopOp>(op)) {
+        ++popCount[pop.getCb()];
+        return;
+      }
+      CbUses uses = getCbUses(op);
+      llvm::sort(uses.reads);
+      for (int64_t cb : llvm::make_range(uses.reads.begin(), llvm::unique(uses.reads)))
+        ++readerCount[cb];
+    });
     getOperation().walk([&](SeOp se) {
       if (se.getUnit() == "se")
         movable.insert(se);

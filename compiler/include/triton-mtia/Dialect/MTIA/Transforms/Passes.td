@@ -137,6 +137,9 @@ def MTIAShareVectorCore : Pass<"mtia-share-vector-core", "::mlir::func::FuncOp">
     Option<"vecFillCycles", "vec-fill-cycles", "int64_t", "4", "vector core fill per command">,
     Option<"split", "split", "bool", "true",
            "split a command by rows between the SE and the vector core where both finish sooner">,
+    Option<"fuse", "fuse", "bool", "true",
+           "estimate chains of vector-core commands as the one loop mtia-fuse-vector-loops "
+           "makes of them, and let a command join its chain's loop">,
   ];
 }
 
