@@ -47,6 +47,11 @@ flag):
   load a mask bounds, where every reader reads inside it; a reduction where
   the lanes outside hold a known constant, read as its fill
   (mtia-effective-shapes; off: ``--no-effective-shapes``, whole tiles).
+* ``vector_loop_fusion``: a chain of vector-core commands, each result only
+  the next one's operand, runs as one loop with its intermediates in
+  registers, and an SE command may join its chain's loop where that
+  finishes sooner (mtia-fuse-vector-loops, mtia-share-vector-core fuse;
+  off: ``--no-vector-loop-fusion``, a loop per command).
 
 Kernels: softmax, layernorm and RMSNorm (one masked 1024 block per row) at
 300x781 (not multiples of their blocks),

@@ -1,8 +1,10 @@
 //===- ShareVectorCore.cpp - Elementwise work for the idle vector core ----===//
 //
 // The SIMD engine is the PE's elementwise unit; the RISC-V vector core runs
-// the same opcodes with the same results at half its rate (RVV VLEN 512:
-// 16 fp32 lanes against the SE's 32), on a queue of its own. A kernel bound
+// the same opcodes with the same results at a quarter to half its rate
+// (RVV VLEN 512: a strip of 16 fp32 lanes against the SE's 32, and a strip
+// costs a load and a store on the port to local memory), on a queue of its
+// own. A kernel bound
 // by the SE leaves the vector core idle while commands that do not depend on
 // the SE's current one wait behind it: in fused attention, the causal mask
 // of the next K/V block and the rescale of the output accumulator do not
@@ -25,6 +27,11 @@
 // tile (its views offset by those rows), where both finish sooner than
 // either alone would. The two append their parts of the tile to the CB in
 // order, so its readers see one tile.
+//
+// With `fuse`, a command whose operand is only the result of the vector
+// core's loop of its chain may join that loop instead (mtia-fuse-vector-
+// loops folds it in): it costs the vector core only what it adds per strip,
+// at the chain's split row if the chain is split.
 //
 // The estimates ignore memory latency and the other units' contention for
 // local memory; they only steer the choice, and the choice never changes a

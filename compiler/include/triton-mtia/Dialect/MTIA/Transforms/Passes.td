@@ -111,8 +111,9 @@ def MTIAEffectiveShapes : Pass<"mtia-effective-shapes", "::mlir::func::FuncOp"> 
 def MTIAShareVectorCore : Pass<"mtia-share-vector-core", "::mlir::func::FuncOp"> {
   let summary = "Give elementwise commands to the vector core where it finishes them first";
   let description = [{
-    The RISC-V vector core runs every SE opcode, at half the SE's rate, on
-    a queue of its own. In a kernel bound by the SIMD engine (fused
+    The RISC-V vector core runs every SE opcode, at a quarter to half the
+    SE's rate (its port to local memory moves a load or the store of a
+    strip of VLEN bits a cycle), on a queue of its own. In a kernel bound by the SIMD engine (fused
     attention: about ten full-tile commands per K/V block beside two DPE
     dots) some elementwise commands do not depend on the one the SE is busy
     with, and the idle vector core can take them. For each block, the pass
@@ -126,7 +127,11 @@ def MTIAShareVectorCore : Pass<"mtia-share-vector-core", "::mlir::func::FuncOp">
     that finishes sooner still: its first rows on the SE, the rest in a
     command on the vector core right after it, whose views start that many
     rows further on; the two append their parts of the tile to the CB in
-    order. Results do not change: both units compute the same opcode the
+    order. With `fuse`, a command whose operand is only the result of its
+    chain's loop on the vector core may join that loop (at the chain's
+    split row, if split), costing the vector core only what it adds per
+    strip, where that finishes first; mtia-fuse-vector-loops then folds
+    it in. Results do not change: both units compute the same opcode the
     same way.
   }];
   let options = [
