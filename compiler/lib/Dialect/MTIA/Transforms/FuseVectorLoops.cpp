@@ -36,7 +36,6 @@
 
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
 
-
 namespace mlir::triton_mtia::mtia {
 #define GEN_PASS_DEF_MTIAFUSEVECTORLOOPS
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h.inc"
@@ -82,7 +81,8 @@ struct Loop {
       SmallVector<int64_t> args;
       for (int64_t a : step.getArgs())
         args.push_back(a >= 0 ? inputMap[a] : a - base);
-      steps.push_back(VecStepAttr::get(step.getContext(), step.getOpcode(), step.getElemType(), args));
+      steps.push_back(
+          VecStepAttr::get(step.getContext(), step.getOpcode(), step.getElemType(), args));
     }
     return -static_cast<int64_t>(steps.size()); // -1 - (last step)
   }
