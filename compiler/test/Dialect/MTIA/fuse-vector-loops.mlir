@@ -61,6 +61,28 @@ func.func @delayed_pop() {
 
 // -----
 
+// Two chains read one tile, whose one pop comes before either chain's end:
+// the first loop takes the pop after it; the second chain would need it
+// after its own loop too, so it stays two commands (folding it as well
+// left the pop between the loops, and the second read a released tile).
+// CHECK-LABEL: func.func @one_pop_two_chains
+// CHECK: mtia.se "Log1p" {cb = 2 : i64
+// CHECK-NEXT: mtia.vec_loop {cb = 3 : i64
+// CHECK-NEXT: mtia.cb_pop {bytes = 256 : i64, cb = 0 : i64}
+// CHECK-NEXT: mtia.se "Atan" {cb = 4 : i64
+func.func @one_pop_two_chains() {
+  mtia.se "Exp" {cb = 1 : i64, elemType = f32, shape = array<i64: 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 1>], unit = "vec"}
+  mtia.se "Log1p" {cb = 2 : i64, elemType = f32, shape = array<i64: 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 1>], unit = "vec"}
+  mtia.cb_pop {bytes = 256 : i64, cb = 0 : i64}
+  mtia.se "Atan" {cb = 3 : i64, elemType = f32, shape = array<i64: 64>, srcs = [#mtia.view<cb = 1, elemType = f32, offset = 0, strides = 1>], unit = "vec"}
+  mtia.cb_pop {bytes = 256 : i64, cb = 1 : i64}
+  mtia.se "Atan" {cb = 4 : i64, elemType = f32, shape = array<i64: 64>, srcs = [#mtia.view<cb = 2, elemType = f32, offset = 0, strides = 1>], unit = "vec"}
+  mtia.cb_pop {bytes = 256 : i64, cb = 2 : i64}
+  return
+}
+
+// -----
+
 // Two commands of a chain split at the same row by mtia-share-vector-core:
 // the SE's parts append rows 0-50, the vector core's rows 51-63. The vector
 // core's part of the second reads exactly the rows its part of the first

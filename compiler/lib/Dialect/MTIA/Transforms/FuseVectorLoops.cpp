@@ -116,6 +116,7 @@ struct FuseVectorLoops
     foldable.clear();
     resultStep.clear();
     delayedPops.clear();
+    claimedPops.clear();
     // Who appends to, reads and pops each CB, over the whole function.
     DenseMap<int64_t, SmallVector<Operation *>> writers, readers, pops;
     getOperation().walk([&](Operation *op) {
@@ -308,10 +309,11 @@ struct FuseVectorLoops
   /// device's limits (with room for `later` more operands of `q` and its
   /// own step), and with `p`'s views reading the same tiles at `q`: the
   /// pops between them of CBs they read (at most one each, with no reader
-  /// of the CB after it up to `q` itself) go after the loop, with those
-  /// that `p`'s own folds delayed; they are added to `delayed`.
+  /// of the CB after it up to `q` itself, and none that another loop
+  /// delays) go after the loop, with those that `p`'s own folds delayed;
+  /// they are added to `delayed`.
   bool canFold(const Loop &pLoop, const Loop &built, size_t later, Operation *p, Operation *q,
-               SmallVector<Operation *> &delayed) const {
+               SmallVector<Operation *> &delayed) {
     Loop merged = built;
     merged.inline_(pLoop);
     if (static_cast<int64_t>(merged.srcs.size() + later) > kLoopInputs ||
@@ -338,10 +340,15 @@ struct FuseVectorLoops
       if (op == q)
         break;
       if (auto pop = dyn_cast<CbPopOp>(op); pop && llvm::is_contained(cbs, pop.getCb())) {
+        // A pop another loop already delays would release the tile before
+        // one of the two loops reads it.
+        if (claimedPops.contains(op))
+          return false;
         popped.insert(pop.getCb());
         moved.push_back(op);
       }
     }
+    claimedPops.insert(moved.begin(), moved.end());
     delayed.append(moved);
     return true;
   }
@@ -371,6 +378,8 @@ struct FuseVectorLoops
   DenseMap<Operation *, int64_t> resultStep;
   /// Per loop, the pops of its inputs that go after it, in program order.
   DenseMap<Operation *, SmallVector<Operation *>> delayedPops;
+  /// Every pop some loop delays: one loop's at most.
+  DenseSet<Operation *> claimedPops;
 };
 
 } // namespace
