@@ -264,8 +264,12 @@ struct ShareVectorCore
         continue;
       const int64_t cb = it->first;
       const OpenLoop &loop = it->second;
+      // Its views of the chain's tile dense; for a split, every view with a
+      // stride per dimension (splitRows moves them by rows).
       bool dense = llvm::all_of(q.getSrcs(), [&](Attribute a) {
         auto v = dyn_cast<ViewAttr>(a);
+        if (v && loop.rows > 0 && v.getStrides().size() != q.getShape().size())
+          return false;
         return !v || v.getCb() != cb ||
                (isDenseView(v, q.getShape(), 0) && v.getElemType() == loop.elemType);
       });
