@@ -138,6 +138,16 @@ int64_t mlir::triton_mtia::mtia::vecCyclesPerStrip(ArrayRef<int64_t> shape,
   return std::max(loads + 1, aluPasses);
 }
 
+std::pair<int64_t, int64_t> mlir::triton_mtia::mtia::viewElementRange(ViewAttr view,
+                                                                      ArrayRef<int64_t> shape) {
+  int64_t first = view.getOffset(), last = view.getOffset();
+  for (auto [dim, stride] : llvm::zip(shape, view.getStrides())) {
+    first += (dim - 1) * std::min<int64_t>(stride, 0);
+    last += (dim - 1) * std::max<int64_t>(stride, 0);
+  }
+  return {first, last + 1};
+}
+
 bool mlir::triton_mtia::mtia::isDenseView(ViewAttr view, ArrayRef<int64_t> shape,
                                           int64_t offset) {
   if (view.getOffset() != offset || view.getStrides().size() != shape.size())

@@ -97,14 +97,6 @@ struct Loop {
   }
 };
 
-/// One past the last element `view` reads over `shape`.
-int64_t viewEnd(ViewAttr view, ArrayRef<int64_t> shape) {
-  int64_t last = view.getOffset();
-  for (auto [dim, stride] : llvm::zip(shape, view.getStrides()))
-    last += (dim - 1) * std::max<int64_t>(stride, 0);
-  return last + 1;
-}
-
 bool onVectorCore(Operation *op) {
   auto se = dyn_cast<SeOp>(op);
   return se && se.getUnit() == "vec" && numElements(se.getShape()) > 0;
@@ -288,7 +280,7 @@ struct FuseVectorLoops
              se.getShape() == p.getShape() && sameEffectiveShape(se.getValid(), p.getValid());
     };
     auto readsBefore = [&](SeOp se, ViewAttr view) {
-      return viewEnd(view, se.getShape()) <= before;
+      return viewElementRange(view, se.getShape()).second <= before;
     };
     Operation *q = readers.back();
     if (other && !reads(q, readsP))
@@ -362,11 +354,8 @@ struct FuseVectorLoops
       auto view = dyn_cast<ViewAttr>(src);
       if (!view || view.getCb() != cb)
         continue;
-      int64_t lowest = view.getOffset();
-      for (auto [dim, stride] : llvm::zip(shape, view.getStrides()))
-        lowest += (dim - 1) * std::min<int64_t>(stride, 0);
       const int64_t bytes = elementBytes(view.getElemType());
-      first = std::min(first, lowest * bytes);
+      first = std::min(first, viewElementRange(view, shape).first * bytes);
       unit = std::max(unit, bytes);
     }
     if (first == std::numeric_limits<int64_t>::max() || first <= 0)

@@ -63,10 +63,7 @@ bool readsFront(Operation *op, int64_t cb, int64_t bytes) {
     auto view = dyn_cast<ViewAttr>(src);
     if (!view || view.getCb() != cb)
       continue;
-    int64_t last = view.getOffset();
-    for (auto [dim, stride] : llvm::zip(shape, view.getStrides()))
-      last += (dim - 1) * std::max<int64_t>(stride, 0);
-    if ((last + 1) * elementBytes(view.getElemType()) >= bytes)
+    if (viewElementRange(view, shape).second * elementBytes(view.getElemType()) >= bytes)
       return true;
   }
   return false;

@@ -78,6 +78,9 @@ int64_t producedBytes(Operation *op);
 /// (`aluPasses`).
 int64_t vecCyclesPerStrip(llvm::ArrayRef<int64_t> shape, ArrayAttr srcs,
                                 int64_t aluPasses);
+/// The elements of its CB that `view` reads over `shape`: the first, and
+/// one past the last.
+std::pair<int64_t, int64_t> viewElementRange(ViewAttr view, llvm::ArrayRef<int64_t> shape);
 /// Whether `view` reads a tile of `shape` element for element, from element
 /// `offset` of its CB on (dimensions of one element may have any stride).
 bool isDenseView(ViewAttr view, llvm::ArrayRef<int64_t> shape, int64_t offset);
