@@ -24,8 +24,8 @@ flag):
   over them (convert-tt-to-mtia, IndexMath.cpp; off: ``--no-index-math``,
   such accesses are gathers and scatters by address).
 * ``vector_core_sharing``: an elementwise command goes to the RISC-V vector
-  core (half the SE's rate, a queue of its own) where a list schedule of the
-  block says it finishes there before the busy SIMD engine would
+  core (a quarter to half the SE's rate, a queue of its own) where a list
+  schedule of the block says it finishes there before the busy SIMD engine would
   (mtia-share-vector-core; off: ``--no-vector-core-sharing``, all on the SE).
 * ``command_pipelining``: a loop's next iteration's loads and dots (and the
   SE commands they need) are issued before this iteration's tail, so that
