@@ -184,3 +184,20 @@ func.func @clipped(%x: i64, %n: i32, %mean: f32) {
   %s = mtia.read {cb = 6 : i64, index = 0 : i64} : f32
   return
 }
+
+// -----
+
+// An unmasked load: its bounds are the constant extents of the tile, a box
+// that restricts nothing. Its readers get no `valid` (which would only keep
+// mtia-share-vector-core from splitting them).
+// CHECK-LABEL: func.func @unmasked
+// CHECK: mtia.se "Exp" {cb = 1
+// CHECK: mtia.dma_out
+func.func @unmasked(%x: i64, %y: i64) {
+  %s1 = arith.constant 1 : i64
+  %s64 = arith.constant 64 : i64
+  mtia.dma_in %x strides(%s1) valid(%s64) {cb = 0 : i64, elemType = f32, shape = array<i64: 64>}
+  mtia.se "Exp" {cb = 1 : i64, elemType = f32, shape = array<i64: 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 1>]}
+  mtia.dma_out %y strides(%s1) valid(%s64) {cb = 1 : i64, elemType = f32, shape = array<i64: 64>}
+  return
+}

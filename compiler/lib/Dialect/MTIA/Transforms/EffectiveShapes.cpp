@@ -222,6 +222,15 @@ private:
         tile.shape.assign(dma.getShape().begin(), dma.getShape().end());
         if (dma.getBegin().empty() && dma.getValid().size() == tile.shape.size())
           tile.box.assign(dma.getValid().begin(), dma.getValid().end());
+        // Constant bounds that cover the tile (an unmasked load's) restrict
+        // nothing; as a box they would only keep the commands from being
+        // split between the SE and the vector core.
+        if (llvm::all_of(llvm::zip(tile.box, tile.shape), [](auto bound) {
+              APInt v;
+              return matchPattern(std::get<0>(bound), m_ConstantInt(&v)) &&
+                     v.getSExtValue() >= std::get<1>(bound);
+            }))
+          tile.box.clear();
         if (!dma.getPad())
           tile.pad = cast<TypedAttr>(Builder(op).getZeroAttr(tile.elemType));
         else
