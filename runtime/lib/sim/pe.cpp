@@ -386,7 +386,7 @@ std::pair<Cycle, Cycle> Pe::executeSe(const Command &c) {
     count = c.valid.numElements(); // an effective shape: the box only
   // SE: 32 lanes of 32-bit elements, twice as many 16-bit ones, half as
   // many 64-bit ones. Vector core: VLEN bytes per strip, each strip as
-  // long as the busiest of its pipes (vecStripCycles).
+  // long as the busier of its two pipes (vecStripCycles).
   const bool isVec = unitOf(c.kind) == UnitKind::Vec;
   const uint64_t laneBytes = isVec ? uint64_t(cfg.vec_bytes_per_cycle) : uint64_t(cfg.se_lanes) * 4;
   const uint64_t lanes = std::max<uint64_t>(1, laneBytes / uint64_t(widest));
@@ -410,7 +410,8 @@ void Pe::runVecLoop(const Command &c, const SeInput *in, uint8_t *tile) {
   SeInput registerInputs[kMaxLoopSteps];
   Operand dense;
   dense.kind = Operand::Kind::Cb;
-  for (int d = c.shape.rank - 1, stride = 1; d >= 0; stride *= int(c.shape.dim[d]), --d)
+  int64_t stride = 1;
+  for (int d = c.shape.rank - 1; d >= 0; stride *= c.shape.dim[d], --d)
     dense.stride[d] = stride;
   const int64_t n = c.shape.numElements();
   for (int32_t k = 0; k < c.numSteps; ++k) {
