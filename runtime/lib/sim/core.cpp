@@ -615,12 +615,7 @@ void Core::vecLoop(int32_t dst, const Shape *s, const Operand *inputs, int32_t n
   c.dtype = steps[numSteps - 1].dtype;
   c.op = uint16_t(numSteps);
   c.shape = *s;
-  c.numOperands = c.numReads = numInputs;
-  for (int32_t i = 0; i < numInputs; ++i) {
-    c.operands[i] = inputs[i];
-    if (inputs[i].kind == Operand::Kind::Cb && s->numElements() > 0)
-      c.reads[i] = operandRange(inputs[i], *s);
-  }
+  takeOperands(c, inputs, numInputs);
   std::copy(steps, steps + numSteps, c.steps);
   c.numSteps = numSteps;
   c.write = produce(dst, s->numElements() * dtypeSize(c.dtype));
@@ -715,12 +710,7 @@ void Core::elementwise(CmdKind kind, SeOp op, int32_t dst, DType t, const Shape 
   c.dtype = t;
   c.op = uint16_t(op);
   c.shape = *s;
-  c.numOperands = c.numReads = n;
-  for (int32_t i = 0; i < n; ++i) {
-    c.operands[i] = ops[i];
-    if (ops[i].kind == Operand::Kind::Cb && s->numElements() > 0)
-      c.reads[i] = operandRange(ops[i], *s);
-  }
+  takeOperands(c, ops, n);
   c.write = produce(dst, s->numElements() * dtypeSize(t));
   submit(c);
 }
@@ -967,6 +957,14 @@ CbRange Core::optionalRange(const Operand &o, const Shape &shape) {
   if (o.kind != Operand::Kind::Cb || shape.numElements() == 0)
     return CbRange{};
   return operandRange(o, shape);
+}
+
+void Core::takeOperands(Command &c, const Operand *ops, int32_t n) {
+  c.numOperands = c.numReads = n;
+  for (int32_t i = 0; i < n; ++i) {
+    c.operands[i] = ops[i];
+    c.reads[i] = optionalRange(ops[i], c.shape);
+  }
 }
 
 void Core::dpe(int32_t dst, DType accType, int64_t m, int64_t n, int64_t k, const Operand *a,

@@ -258,6 +258,9 @@ private:
   /// A CB-or-immediate operand of a command over `shape`: its range, or an
   /// empty one for immediates and empty shapes.
   CbRange optionalRange(const Operand &o, const Shape &shape);
+  /// An elementwise command's (or vecLoop's) `n` operands, and the ranges
+  /// they read over its shape (`c.shape` set first).
+  void takeOperands(Command &c, const Operand *ops, int32_t n);
   Command axisCommand(CmdKind kind, ReduceOp op, int32_t dst, DType t, const Shape *s,
                       int32_t axis, const Operand *src, bool nonEmptyAxis);
   [[noreturn]] void fail(const char *kind, int32_t cb, const std::string &message) const;

@@ -106,6 +106,23 @@ CbUses mlir::triton_mtia::mtia::getCbUses(Operation *op) {
   return uses;
 }
 
+CbUsers mlir::triton_mtia::mtia::collectCbUsers(Operation *root) {
+  CbUsers users;
+  root->walk([&](Operation *op) {
+    if (auto pop = dyn_cast<CbPopOp>(op)) {
+      users.pops[pop.getCb()].push_back(op);
+      return;
+    }
+    CbUses uses = getCbUses(op);
+    if (uses.writes >= 0)
+      users.writers[uses.writes].push_back(op);
+    for (int64_t cb : uses.reads)
+      if (!llvm::is_contained(users.readers[cb], op))
+        users.readers[cb].push_back(op);
+  });
+  return users;
+}
+
 int64_t mlir::triton_mtia::mtia::producedBytes(Operation *op) {
   if (auto iota = dyn_cast<SeIotaOp>(op))
     return iota.getLength() * elementBytes(iota.getElemType());

@@ -110,19 +110,8 @@ struct FuseVectorLoops
     delayedPops.clear();
     claimedPops.clear();
     // Who appends to, reads and pops each CB, over the whole function.
-    DenseMap<int64_t, SmallVector<Operation *>> writers, readers, pops;
-    getOperation().walk([&](Operation *op) {
-      if (auto pop = dyn_cast<CbPopOp>(op)) {
-        pops[pop.getCb()].push_back(op);
-        return;
-      }
-      CbUses uses = getCbUses(op);
-      if (uses.writes >= 0)
-        writers[uses.writes].push_back(op);
-      for (int64_t cb : uses.reads)
-        if (!llvm::is_contained(readers[cb], op))
-          readers[cb].push_back(op);
-    });
+    CbUsers users = collectCbUsers(getOperation());
+    auto &[writers, readers, pops] = users;
 
     // The commands whose result is only their reader's operand, each with
     // its reader and the pop that releases it.

@@ -102,17 +102,10 @@ public:
 private:
   /// Who pushes, reads and pops each CB inside the loop.
   void collectCbs() {
-    loop->walk([&](Operation *op) {
-      if (auto pop = dyn_cast<CbPopOp>(op)) {
-        pops[pop.getCb()].push_back(op);
-        return;
-      }
-      CbUses uses = getCbUses(op);
-      if (uses.writes >= 0)
-        pushers[uses.writes].push_back(op);
-      for (int64_t cb : uses.reads)
-        readers[cb].push_back(op);
-    });
+    CbUsers users = collectCbUsers(loop);
+    pushers = std::move(users.writers);
+    readers = std::move(users.readers);
+    pops = std::move(users.pops);
     // CBs pushed before the loop and also inside it are loop-carried.
     Operation *func = loop->getParentOfType<func::FuncOp>();
     func->walk([&](Operation *op) {

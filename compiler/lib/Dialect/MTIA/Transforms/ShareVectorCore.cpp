@@ -273,10 +273,12 @@ struct ShareVectorCore
         return !v || v.getCb() != cb ||
                (isDenseView(v, q.getShape(), 0) && v.getElemType() == loop.elemType);
       });
-      if (!dense || readerCount.lookup(cb) != 1 || popCount.lookup(cb) != 1 ||
+      if (!dense || cbUsers.readers.lookup(cb).size() != 1 ||
+          cbUsers.pops.lookup(cb).size() != 1 ||
           q.getShape() != ArrayRef<int64_t>(loop.shape) || q.getCb() == cb ||
           llvm::is_contained(getCbUses(q).reads, q.getCb()) ||
-          !sameEffectiveShape(q.getValid(), loop.valid) || (loop.rows > 0 && !q.getValid().empty()) ||
+          !sameEffectiveShape(q.getValid(), loop.valid) ||
+          (loop.rows > 0 && !q.getValid().empty()) ||
           state.unitFree[static_cast<int>(Unit::Vec)] != loop.done || loop.steps + 1 > kLoopSteps ||
           loop.inputs + streamedViews(q, cb) + 1 > kLoopInputs)
         return {-1, nullptr};
@@ -407,25 +409,14 @@ struct ShareVectorCore
   /// the split must save at least twice over.
   static constexpr int64_t kSplitIssueCycles = 16;
 
-  /// Commands that read each CB and pops of it, in the function.
-  DenseMap<int64_t, int64_t> readerCount, popCount;
+  /// Who appends to, reads and pops each CB, in the function.
+  CbUsers cbUsers;
 
   void runOnOperation() override {
     // A pass instance runs on every function: nothing carries over.
-    readerCount.clear();
-    popCount.clear();
     movable.clear();
     splitOff.clear();
-    getOperation().walk([&](Operation *op) {
-      if (auto pop = dyn_cast<CbPopOp>(op)) {
-        ++popCount[pop.getCb()];
-        return;
-      }
-      CbUses uses = getCbUses(op);
-      llvm::sort(uses.reads);
-      for (int64_t cb : llvm::make_range(uses.reads.begin(), llvm::unique(uses.reads)))
-        ++readerCount[cb];
-    });
+    cbUsers = collectCbUsers(getOperation());
     getOperation().walk([&](SeOp se) {
       if (se.getUnit() == "se")
         movable.insert(se);

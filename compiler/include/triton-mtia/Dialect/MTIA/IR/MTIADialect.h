@@ -69,6 +69,13 @@ struct CbUses {
   int64_t writes = -1;
 };
 CbUses getCbUses(Operation *op);
+/// The ops under `root` (nested regions included, in walk order) that
+/// append to, read and pop each CB; an op that reads a CB twice is listed
+/// once.
+struct CbUsers {
+  llvm::DenseMap<int64_t, llvm::SmallVector<Operation *>> writers, readers, pops;
+};
+CbUsers collectCbUsers(Operation *root);
 /// Bytes of the tile a command appends to its CB (`getCbUses(op).writes`).
 int64_t producedBytes(Operation *op);
 /// Cycles per strip of VLEN bits of a vector-core loop over `shape`
