@@ -1,8 +1,8 @@
 """triton-mtia: run Triton kernels on a simulated MTIA-2i.
 
     import torch, triton, triton_mtia
-    triton_mtia.activate()               # opt in: make MTIA Triton's active driver
-    my_kernel[grid](x, y, out, n, BLOCK=1024)   # CPU tensors
+    x = torch.randn(4096, device="mtia")         # the chip's device memory
+    my_kernel[grid](x, y, out, n, BLOCK=1024)   # runs on the simulated chip
     print(triton_mtia.last_launch().cycles)
 
 See docs/python.md for the design.
@@ -16,10 +16,13 @@ __version__ = "0.1.0"
 # them, and our backend imports .errors, which needs Triton's own exceptions.
 import triton  # noqa: F401  (import order)
 
-from . import inductor
+from . import device, inductor
 from .errors import CompilationError, KernelFault, OutOfResources
 from .runtime import LaunchStats, TraceRecording, configure, last_launch, presets, simulator, trace
 from .settings import settings
+
+# torch.device("mtia"), unless PyTorch's autoload already registered it.
+device.ensure_loaded()
 
 __all__ = [
     "activate",
@@ -34,6 +37,7 @@ __all__ = [
     "LaunchStats",
     "TraceRecording",
     "inductor",
+    "device",
     "CompilationError",
     "OutOfResources",
     "KernelFault",

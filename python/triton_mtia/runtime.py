@@ -24,6 +24,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from . import device
 from .settings import settings
 
 _simulator = None
@@ -367,6 +368,7 @@ def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence
                             pid_mapping)
         launch_count += 1
         simulated_seconds_total += float(result["seconds"])
+        device.advance_clock(float(result["seconds"]))
     stats = LaunchStats(
         kernel=kernel,
         grid=tuple(grid),

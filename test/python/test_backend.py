@@ -28,13 +28,23 @@ def test_entry_point_discovered():
     assert backends["mtia"].driver is MTIADriver
 
 
-def _is_active_in_fresh_process(env_value, activate):
+def _is_active_in_fresh_process(env_value, activate, other_gpu=False):
     env = {k: v for k, v in os.environ.items() if k != "TRITON_DEFAULT_BACKEND"}
     if env_value is not None:
         env["TRITON_DEFAULT_BACKEND"] = env_value
     code = textwrap.dedent(f"""
+        import triton.backends
+        from triton.backends.driver import DriverBase
         from triton_mtia.backend.driver import MTIADriver
         import triton_mtia
+
+        class GPUDriver(DriverBase):  # a machine with a GPU
+            @classmethod
+            def is_active(cls):
+                return True
+
+        if {other_gpu}:
+            triton.backends.backends["gpu"] = triton.backends.Backend(compiler=None, driver=GPUDriver)
         if {activate}:
             triton_mtia.activate()
         print(MTIADriver.is_active())
@@ -43,10 +53,14 @@ def _is_active_in_fresh_process(env_value, activate):
     return out.stdout.strip() == "True"
 
 
-def test_driver_is_opt_in():
-    assert not _is_active_in_fresh_process(None, activate=False)
-    assert _is_active_in_fresh_process(None, activate=True)
-    assert _is_active_in_fresh_process("mtia", activate=False)
+def test_driver_is_default_only_without_another():
+    # The mtia device is loaded, so on a machine without a GPU the MTIA
+    # driver is Triton's default...
+    assert _is_active_in_fresh_process(None, activate=False)
+    # ...and where another backend's driver is active, only on request.
+    assert not _is_active_in_fresh_process(None, activate=False, other_gpu=True)
+    assert _is_active_in_fresh_process(None, activate=True, other_gpu=True)
+    assert _is_active_in_fresh_process("mtia", activate=False, other_gpu=True)
 
 
 def test_activate_sets_triton_driver():
@@ -54,7 +68,7 @@ def test_activate_sets_triton_driver():
     assert isinstance(driver.active, MTIADriver)
     target = driver.active.get_current_target()
     assert target.backend == "mtia" and MTIABackend.supports_target(target)
-    assert driver.active.get_active_torch_device() == torch.device("cpu")
+    assert driver.active.get_active_torch_device() == torch.device("mtia")
 
 
 def test_parse_options():

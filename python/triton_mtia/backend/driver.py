@@ -1,12 +1,15 @@
 """The driver half of the MTIA backend plugin: device queries and launches.
 
-Device memory is host memory: kernels run on CPU torch tensors, whose
-addresses go to the simulator as they are. Every launch names the memory
-regions the kernel may touch (the whole storage of each tensor argument);
-a DMA outside them is a `KernelFault`, not a crash.
+Kernels run on `mtia` tensors (torch.device("mtia"), see ../device.py) or
+on CPU tensors: the simulated chip reads host memory, and device memory is
+host memory too, so the addresses of both go to the simulator as they are.
+Every launch names the memory regions the kernel may touch (the whole
+storage of each tensor argument); a DMA outside them is a `KernelFault`,
+not a crash.
 
-The driver is opt-in - `is_active()` is true only after
-`triton_mtia.activate()` or with TRITON_DEFAULT_BACKEND=mtia - so installing
+The driver is active - Triton's default - where the mtia device is
+registered and no other backend's driver is (no GPU); elsewhere only after
+`triton_mtia.activate()` or with TRITON_DEFAULT_BACKEND=mtia, so installing
 this package never changes which backend a GPU machine uses.
 """
 
@@ -22,7 +25,7 @@ from typing import Any, Callable, List, Sequence, Tuple
 from triton import knobs
 from triton.backends.driver import DriverBase, decompose_descriptor, expand_signature
 
-from .. import runtime
+from .. import device, runtime
 from .compiler import BACKEND_NAME, MTIA_TARGET
 
 #: Facts of the simulated chip that Triton's generic code asks the driver for.
@@ -132,9 +135,9 @@ def _storage_region(arg) -> Tuple[int, int]:
     if not hasattr(tensor, "untyped_storage"):
         raise TypeError(f"MTIA backend: pointer argument of type {type(arg).__name__} is not a torch tensor; "
                         "the simulator needs to know its allocation")
-    if tensor.device.type != "cpu":
-        raise ValueError(f"MTIA backend: tensors must live on the CPU (the simulated chip's memory is host "
-                         f"memory); got one on {tensor.device}")
+    if tensor.device.type not in ("mtia", "cpu"):
+        raise ValueError(f"MTIA backend: tensors must live on the mtia device or the CPU (the simulated "
+                         f"chip reads host memory); got one on {tensor.device}")
     storage = tensor.untyped_storage()
     return storage.data_ptr(), storage.nbytes()
 
@@ -266,6 +269,21 @@ def simulated_benchmarker(kernel_call: Callable, *, quantiles=None, return_mode=
     return [ms] if return_mode == "all" else ms
 
 
+def _other_driver_active() -> bool:
+    """Whether a backend other than ours (under any name) would be Triton's
+    driver: a GPU's, on a machine that has one."""
+    import triton.backends
+    for backend in triton.backends.backends.values():
+        if issubclass(backend.driver, MTIADriver):
+            continue
+        try:
+            if backend.driver.is_active():
+                return True
+        except Exception:  # a broken backend is not an active one
+            continue
+    return False
+
+
 class MTIADriver(DriverBase):
 
     def __init__(self):
@@ -275,7 +293,9 @@ class MTIADriver(DriverBase):
 
     @classmethod
     def is_active(cls):
-        return _opted_in or os.environ.get("TRITON_DEFAULT_BACKEND") == BACKEND_NAME
+        if _opted_in or os.environ.get("TRITON_DEFAULT_BACKEND") == BACKEND_NAME:
+            return True
+        return device.loaded() and not _other_driver_active()
 
     def map_python_to_cpp_type(self, ty: str) -> str:
         # Every argument occupies one 8-byte mtia::Arg slot.
@@ -302,11 +322,11 @@ class MTIADriver(DriverBase):
 
     def get_active_torch_device(self):
         import torch
-        return torch.device("cpu")
+        return torch.device("mtia" if device.loaded() else "cpu")
 
     def get_device_interface(self):
         import torch
-        return torch.cpu  # device memory is host memory
+        return torch.mtia if device.loaded() else torch.cpu
 
     def get_benchmarker(self):
         return simulated_benchmarker

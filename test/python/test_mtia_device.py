@@ -1,0 +1,238 @@
+"""torch.device("mtia"): PyTorch's MTIA device backed by the simulated chip
+(python/triton_mtia/device.py, runtime/torch/)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+import triton_mtia
+from triton_mtia import device
+
+
+def _run_fresh(code, script=None, **env_overrides):
+    """Runs `code` in a fresh Python (from the file `script` when given:
+    @triton.jit needs its source in a file); returns its output lines."""
+    env = dict(os.environ)
+    env.update(env_overrides)
+    if script is not None:
+        script.write_text(textwrap.dedent(code))
+        argv = [sys.executable, str(script)]
+    else:
+        argv = [sys.executable, "-c", textwrap.dedent(code)]
+    out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip().splitlines()
+
+
+@triton.jit
+def _add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def test_device_is_available():
+    assert torch.mtia.is_available()
+    assert torch.mtia.device_count() == 1
+    assert torch.mtia.current_device() == 0
+    torch.mtia.synchronize()
+    assert torch.accelerator.current_accelerator() == torch.device("mtia")
+    props = torch.mtia.get_device_properties(0)
+    # Inductor reads these as attributes.
+    assert props.multi_processor_count == 64 and props.warp_size == 1
+    assert props.L2_cache_size > 0 and props["type"] == "mtia"
+    assert torch.mtia.get_device_capability() == device.CAPABILITY
+    with pytest.raises(Exception, match="mtia:1 does not exist"):
+        torch.mtia.set_device(1)
+
+
+def test_autoload_registers_the_device_in_every_process():
+    # No import of triton_mtia: PyTorch's "torch.backends" entry point does it.
+    assert _run_fresh("import torch; print(torch.mtia.is_available())") == ["True"]
+    # Without autoload, importing the package registers it.
+    lines = _run_fresh("""
+        import torch
+        import triton_mtia
+        print(torch.mtia.is_available())
+    """, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    assert lines == ["True"]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.bool])
+def test_copies_between_host_and_device(dtype):
+    host = (torch.randn(7, 9) * 10).to(dtype)
+    dev = host.to("mtia")
+    assert dev.device == torch.device("mtia", 0) and dev.dtype == dtype
+    assert torch.equal(dev.cpu(), host)
+    assert torch.equal(dev.clone().cpu(), host)
+    assert torch.equal(dev.to("cpu", non_blocking=True), host)
+    # Device to device, with a change of layout and dtype.
+    assert torch.equal(dev.t().contiguous().cpu(), host.t().contiguous())
+    assert torch.equal(dev.to(torch.float64).cpu(), host.to(torch.float64))
+
+
+def test_creation_and_scalars():
+    assert torch.equal(torch.zeros(3, 4, device="mtia").cpu(), torch.zeros(3, 4))
+    assert torch.equal(torch.ones(5, device="mtia", dtype=torch.int32).cpu(), torch.ones(5, dtype=torch.int32))
+    assert torch.equal(torch.full((2, 2), 7.0, device="mtia").cpu(), torch.full((2, 2), 7.0))
+    s = torch.empty_strided((4, 3), (1, 4), device="mtia")
+    assert s.stride() == (1, 4)
+    x = torch.arange(10.0).to("mtia")
+    assert x[3].item() == 3.0
+    x.resize_(20)
+    assert x.shape == (20,) and x[:10].cpu().tolist() == list(range(10))
+    assert torch.empty(0, device="mtia").numel() == 0
+
+
+def test_views_share_device_memory():
+    x = torch.arange(24.0).to("mtia")
+    views = [x.view(4, 6), x.view(4, 6).t(), x[2:10], x.unfold(0, 4, 2), x.as_strided((3, 3), (5, 1), 2),
+             x.reshape(2, 12), x.view(torch.int32)]
+    for v in views:
+        assert v.device.type == "mtia"
+        assert v.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    x.view(4, 6)[1, 2] = -1.0  # through a view, into the base
+    assert x[8].item() == -1.0
+
+
+def test_eager_operators_run_on_the_host_and_are_counted(gen):
+    a, b = torch.randn(8, 16, generator=gen), torch.randn(16, 4, generator=gen)
+    da, db = a.to("mtia"), b.to("mtia")
+    device.reset_host_fallbacks()
+    assert torch.allclose((da @ db).cpu(), a @ b)
+    assert torch.allclose((da * 2 + 1).cpu(), a * 2 + 1)
+    out = torch.empty(8, 16, device="mtia")
+    torch.exp(da, out=out)
+    assert torch.allclose(out.cpu(), a.exp())
+    c = da.clone()
+    c.add_(1.0)
+    assert torch.allclose(c.cpu(), a + 1)
+    assert torch.equal(torch.nonzero(da > 0).cpu(), torch.nonzero(a > 0))
+    assert torch.equal(da[da > 0].cpu(), a[a > 0])
+    assert torch.allclose(torch.cat([da, da]).cpu(), torch.cat([a, a]))
+    counts = device.host_fallbacks()
+    assert counts.get("aten::mm", 0) + counts.get("aten::mm.out", 0) >= 1
+    assert sum(counts.values()) >= 6
+    device.reset_host_fallbacks()
+    assert device.host_fallbacks() == {}
+
+
+def test_autograd_on_the_device(gen):
+    w = torch.randn(4, 3, generator=gen)
+    dw = w.to("mtia").requires_grad_()
+    x = torch.randn(5, 4, generator=gen).to("mtia")
+    torch.nn.functional.gelu(x @ dw).sum().backward()
+    w.requires_grad_()
+    torch.nn.functional.gelu(x.cpu() @ w).sum().backward()
+    assert dw.grad.device.type == "mtia"
+    assert torch.allclose(dw.grad.cpu(), w.grad, atol=1e-6)
+
+
+def test_random_numbers_follow_the_seed():
+    torch.manual_seed(7)
+    first = torch.randn(16, device="mtia").cpu()
+    torch.manual_seed(7)
+    assert torch.equal(torch.randn(16, device="mtia").cpu(), first)
+    g = torch.Generator("mtia")
+    assert g.device.type == "mtia"
+    g.manual_seed(3)
+    one = torch.rand(8, device="mtia", generator=g).cpu()
+    two = torch.rand(8, device="mtia", generator=g).cpu()
+    assert not torch.equal(one, two)  # the generator's state advanced
+    g.manual_seed(3)
+    assert torch.equal(torch.rand(8, device="mtia", generator=g).cpu(), one)
+    assert len(torch.mtia.default_generators) == 1
+
+
+def test_memory_statistics():
+    before = torch.mtia.memory_allocated()
+    x = torch.empty(1000, device="mtia")  # 4000 bytes, rounded to 512-byte blocks
+    assert torch.mtia.memory_allocated() == before + 4096
+    assert torch.mtia.max_memory_allocated() >= before + 4096
+    del x
+    assert torch.mtia.memory_allocated() == before
+    base, size = device.memory_range()
+    y = torch.empty(10, device="mtia")
+    assert base <= y.data_ptr() < base + size and base % (1 << 30) == 0
+
+
+def test_out_of_memory_is_reported():
+    lines = _run_fresh("""
+        import torch
+        try:
+            torch.empty(2 ** 31, dtype=torch.uint8, device="mtia")
+        except torch.OutOfMemoryError as e:
+            print("oom", "MTIA out of memory" in str(e))
+        print(torch.empty(10, device="mtia").device)
+    """, TRITON_MTIA_DEVICE_MEMORY_GIB="1")
+    assert lines == ["oom True", "mtia:0"]
+
+
+def test_events_measure_simulated_time(gen):
+    x = torch.randn(5000, generator=gen).to("mtia")
+    out = torch.empty_like(x)
+    start, end = torch.mtia.Event(enable_timing=True), torch.mtia.Event(enable_timing=True)
+    start.record()
+    _add_kernel[(5,)](x, x, out, 5000, BLOCK=1024)
+    end.record()
+    end.synchronize()
+    assert start.elapsed_time(end) == pytest.approx(triton_mtia.last_launch().seconds * 1e3)
+    assert torch.equal(out.cpu(), x.cpu() * 2)
+
+
+def test_triton_kernel_on_device_tensors_without_activate(tmp_path):
+    # A fresh process that never calls activate(), with the tutorials'
+    # DEVICE idiom; host allocations before the launch differ per process,
+    # which must not change the cycles.
+    code = """
+        import os, torch, triton, triton.language as tl
+        junk = [torch.empty(1000 + 977 * i) for i in range(int(os.environ["JUNK"]))]
+
+        @triton.jit
+        def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            mask = offs < n
+            x = tl.load(x_ptr + offs, mask=mask)
+            tl.store(out_ptr + offs, x + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+        DEVICE = triton.runtime.driver.active.get_active_torch_device()
+        gen = torch.Generator().manual_seed(0)
+        x = torch.randn(50000, generator=gen).to(DEVICE)
+        y = torch.randn(50000, generator=gen).to(DEVICE)
+        out = torch.empty_like(x)
+        add[(triton.cdiv(50000, 1024),)](x, y, out, 50000, BLOCK=1024)
+        import triton_mtia
+        print(DEVICE, torch.equal(out.cpu(), x.cpu() + y.cpu()), triton_mtia.last_launch().cycles)
+    """
+    one = _run_fresh(code, tmp_path / "add.py", JUNK="3")
+    two = _run_fresh(code, tmp_path / "add.py", JUNK="11")
+    assert one[0].startswith("mtia True ")
+    assert one == two
+
+
+def test_kernel_fault_on_device_tensors():
+    x = torch.zeros(100, device="mtia")
+    out = torch.empty(100, device="mtia")
+    with pytest.raises(triton_mtia.KernelFault):
+        # n is larger than the tensors: the DMA leaves their allocation.
+        _add_kernel[(1,)](x, x, out, 100000, BLOCK=4096)
+
+
+def test_cpu_tensors_still_run_on_the_chip(gen):
+    x = torch.randn(3000, generator=gen)
+    out = torch.empty_like(x)
+    _add_kernel[(3,)](x, x, out, 3000, BLOCK=1024)
+    assert torch.equal(out, x * 2)
+    assert triton_mtia.last_launch().cycles > 0
+
+
+def test_device_memory_is_not_cpu_tensors():
+    with pytest.raises(ValueError, match="mtia device or the CPU"):
+        from triton_mtia.backend.driver import _storage_region
+        _storage_region(torch.empty(1, device="meta"))
