@@ -60,26 +60,47 @@ def loaded() -> bool:
     return _module is not None
 
 
+#: What PyTorch's MTIA path imports from Meta's internal runtime, which we
+#: provide: module -> {attribute: value}.
+_META_RUNTIME = {
+    # Inductor's `_precompile_config` (triton_heuristics.py), in compile
+    # workers too: the target's arch.
+    "mtia.host_runtime.torch_mtia.acc_flags": {"build_codename": lambda: "mtia2i"},
+    # Imported by every wrapper PythonWrapperMtia generates; loading it
+    # registers Meta's runtime, which `_autoload` has already done for ours.
+    "mtia.host_runtime.torch_mtia.dynamic_library": {},
+}
+
+
 def _install_meta_shims() -> None:
-    """PyTorch's MTIA path imports Meta's internal runtime in one place we
-    cannot route around: Inductor's `_precompile_config` asks
-    `mtia.host_runtime.torch_mtia.acc_flags.build_codename()` for the
-    target's arch, in compile workers too. This provides that one function,
-    as modules in `sys.modules` only (no package named `mtia` on disk that
-    could shadow a real one)."""
-    name = "mtia.host_runtime.torch_mtia.acc_flags"
-    if name in sys.modules:
-        return
-    parts = name.split(".")
-    for i in range(1, len(parts) + 1):
-        qualified = ".".join(parts[:i])
-        if qualified not in sys.modules:
-            module = types.ModuleType(qualified, "triton-mtia: stands in for Meta's MTIA runtime")
-            module.__path__ = []  # a package, so the next level imports
-            sys.modules[qualified] = module
-            if i > 1:
-                setattr(sys.modules[".".join(parts[:i - 1])], parts[i - 1], module)
-    sys.modules[name].build_codename = lambda: "mtia2i"
+    """Provides `_META_RUNTIME` as modules in `sys.modules` only: no package
+    named `mtia` on disk that could shadow a real one."""
+    for name, attributes in _META_RUNTIME.items():
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            qualified = ".".join(parts[:i])
+            if qualified not in sys.modules:
+                module = types.ModuleType(qualified, "triton-mtia: stands in for Meta's MTIA runtime")
+                module.__path__ = []  # a package, so the next level imports
+                sys.modules[qualified] = module
+                if i > 1:
+                    setattr(sys.modules[".".join(parts[:i - 1])], parts[i - 1], module)
+        for attribute, value in attributes.items():
+            setattr(sys.modules[name], attribute, value)
+
+
+def _empty_strided_mtia(size, stride, dtype):
+    import torch
+    return torch.empty_strided(size, stride, dtype=dtype, device="mtia")
+
+
+def _install_allocation_fast_path() -> None:
+    """Inductor's generated wrappers allocate mtia buffers with
+    `torch._C._dynamo.guards._empty_strided_mtia`, which the CPU wheel builds
+    as a stub that raises ("compiled without support for the specified
+    device"): it is replaced by one that allocates device memory."""
+    import torch
+    torch._C._dynamo.guards._empty_strided_mtia = _empty_strided_mtia
 
 
 def _register() -> None:
@@ -89,6 +110,9 @@ def _register() -> None:
     if not torch.mtia.default_generators:
         torch.mtia.default_generators = ext.default_generators()
     _install_meta_shims()
+    _install_allocation_fast_path()
+    from . import inductor
+    inductor.install()
 
 
 def _autoload() -> None:

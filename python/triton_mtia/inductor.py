@@ -1,191 +1,187 @@
-"""TorchInductor on the simulated MTIA-2i.
+"""TorchInductor on the simulated MTIA-2i: PyTorch's own MTIA path.
 
-    import torch, triton_mtia
-    triton_mtia.inductor.enable()
-    y = torch.compile(model)(x)        # x: CPU tensors
+    import torch
+    model = model.to("mtia")
+    y = torch.compile(model)(x.to("mtia"))
     print(triton_mtia.last_launch().cycles)
 
-How it works. The simulated chip reads and writes host memory, so the
-tensors of a compiled model stay CPU tensors, and Inductor's own Triton code
-generation for CPU (`torch._inductor.config.cpu_backend = "triton"`) makes the
-kernels. Inductor hands such a kernel to Triton with the target
-`GPUTarget("cpu", ...)` and, before each launch, makes the Triton backend
-registered under the name "cpu" the active driver. `enable()` makes both ours:
+PyTorch 2.13 carries an Inductor path for the `mtia` device: GPU-style
+Triton code generation (`TritonScheduling`, `PythonWrapperMtia`), kernels
+compiled for `GPUTarget("mtia", ...)` and launched through Triton's active
+driver, which is ours (backend/driver.py). With the device registered
+(device.py) it runs as it is, except for three GPU assumptions that this
+module adjusts for the simulated chip, each where Inductor defines it and
+only for mtia:
 
-* `MTIABackend.supports_target` accepts "cpu" targets while
-  TRITON_MTIA_INDUCTOR=1 (`backend/compiler.py`). An environment variable,
-  because Inductor compiles in worker processes that inherit the environment
-  but never run this function;
-* the name "cpu" in `triton.backends.backends` maps to our compiler and
-  driver, which is also what makes Inductor believe Triton is usable on CPU
-  (`torch.utils._triton.has_triton`);
-* Inductor's autotuning measures CPU kernels with a wall clock; its CPU
-  benchmark measures kernels that ran on the simulated chip in simulated
-  time instead (others keep the wall clock);
-* a kernel config that needs more CBs or local memory than a PE has fails
-  with Triton's `OutOfResources` (`errors.py`), which Inductor answers by
-  trying its other configs, as it does for shared memory on a GPU.
+* autotuning: Inductor's `benchmark_gpu` times a kernel by a hundred runs
+  between device events, after flushing an L2-sized buffer. A simulated
+  launch is deterministic and its time is exact, so one run measured in
+  simulated time answers the same question (`_simulated_benchmark`). A
+  callable that runs nothing on the chip (an ATen kernel that the host
+  fallback runs) is timed by the wall clock, as before;
+* `is_big_gpu`: Inductor's matmul templates require 68 SMs, a GPU's
+  threshold (an RTX 3080) with no meaning for 64 PEs; for mtia it is True,
+  so max-autotune's Triton GEMM templates exist;
+* layer norm: Inductor keeps `aten.native_layer_norm` whole for mtia (its
+  decomposition returns NotImplemented for mtia inputs), to call a library
+  kernel of Meta's runtime. Here that kernel would be the host fallback, so
+  it is decomposed as on every other device and fused into Triton kernels
+  that run on the chip;
+* the Meta-internal imports of the MTIA path (see device.py).
+
+A kernel config that needs more CBs or local memory than a PE has fails
+with Triton's `OutOfResources` (errors.py), which Inductor answers by trying
+its other configs, as it does for shared memory on a GPU.
 
 Operators that Inductor leaves to ATen (a matmul without max-autotune, for
-instance) run on the host CPU as they would without us: only Triton kernels
-run on the chip. With `torch._inductor.config.max_autotune_gemm_backends =
-"TRITON"` and `max_autotune = True`, matmuls become Triton template kernels
-too. `disable()` undoes everything.
+instance) run through the device's host fallback, and
+`triton_mtia.device.host_fallbacks()` counts them. With
+`torch._inductor.config.max_autotune_gemm_backends = "TRITON"` and
+`max_autotune = True`, matmuls become Triton template kernels on the chip.
+
+Because the adjustments are installed when Inductor's modules are first
+imported (`install()`, run by the device's autoload), they hold in every
+process, Inductor's compile workers included.
 """
 
 from __future__ import annotations
 
 import functools
-import os
-from typing import Any, Callable, Dict, Optional
+import importlib.abc
+import sys
+from typing import Any, Callable, Dict, List
 
-from .backend.compiler import BACKEND_NAME, INDUCTOR_ENV
-
-#: Inductor's name of the device it generates Triton code for, and the
-#: Triton backend name it looks up for it.
-CPU = "cpu"
-
-_saved: Optional[Dict[str, Any]] = None
+#: The device Inductor compiles for on the simulated chip.
+DEVICE = "mtia"
 
 
-def _simulated_benchmark(wall_clock: Callable[..., float], fn: Callable[[], Any], **kwargs) -> float:
-    """Inductor's `benchmark_cpu`, in milliseconds: simulated time when `fn`
-    launched kernels on the simulated chip, else `wall_clock` (the original,
-    for an ATen kernel, for instance)."""
+def _simulated_benchmark(original: Callable[..., Any], fn: Callable[[], Any], *args, **kwargs):
+    """Inductor's `benchmark_gpu`, in milliseconds, for the mtia device:
+    simulated time of one run of `fn` when it launched kernels on the chip,
+    else the wall clock."""
+    import torch
+
     from . import runtime
+    device_type = kwargs.get("device_type")
+    if device_type is not None and torch.device(device_type).type != DEVICE:
+        return original(fn, *args, **kwargs)
+    if device_type is None and not _current_gpu_is_mtia():
+        return original(fn, *args, **kwargs)
     before, launches = runtime.simulated_seconds_total, runtime.launch_count
     fn()
     if runtime.launch_count != launches:
-        return (runtime.simulated_seconds_total - before) * 1e3
-    return wall_clock(fn, **kwargs)
+        ms = (runtime.simulated_seconds_total - before) * 1e3
+        return [ms] if kwargs.get("return_mode") == "all" else ms
+    return _wall_clock_ms(fn, kwargs.get("return_mode"))
 
 
-def _fix_torch_cpu_triton() -> Dict[str, Any]:
-    """Two gaps of torch 2.13 on the path of Triton kernels for CPU, both met
-    under max-autotune; returns what was replaced, for `disable()`:
-
-    * `CpuDeviceOpOverrides.import_get_raw_stream_as` returns a two-line
-      definition that Inductor splices into an indented benchmark-module
-      template, which then fails to import (IndentationError). One line
-      means the same: CPU has no streams.
-    * `CpuInterface` has no `device` context, which benchmark epilogue
-      fusion enters (NotImplementedError). CPU has one device: entering it
-      changes nothing."""
-    import contextlib
-
-    from torch._dynamo.device_interface import CpuInterface, DeviceInterface
-    from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
-
-    replaced: Dict[str, Any] = {}
-    original = CpuDeviceOpOverrides.import_get_raw_stream_as
-    if "\n" in original(CpuDeviceOpOverrides(), "probe").strip():
-        CpuDeviceOpOverrides.import_get_raw_stream_as = lambda self, name: f"{name} = lambda device: 0"
-        replaced["import_get_raw_stream_as"] = (CpuDeviceOpOverrides, original)
-    if CpuInterface.device is DeviceInterface.device:
-
-        class device:
-            def __new__(cls, device):
-                return contextlib.nullcontext()
-
-        CpuInterface.device = device
-        replaced["device"] = (CpuInterface, None)  # inherited again once deleted
-    return replaced
+def _current_gpu_is_mtia() -> bool:
+    from torch._inductor.utils import get_gpu_type
+    return get_gpu_type() == DEVICE
 
 
-def _cpu_alias_compiler():
-    from .backend.compiler import MTIABackend
-
-    class CPUAliasBackend(MTIABackend):
-        """MTIABackend under the name "cpu". Inductor looks that name up for
-        its driver; Triton's make_backend asks every registered compiler
-        whether it takes a target and wants one answer, which MTIABackend
-        gives under its own name."""
-
-        @staticmethod
-        def supports_target(target) -> bool:
-            return False
-
-    return CPUAliasBackend
+def _wall_clock_ms(fn: Callable[[], Any], return_mode) -> Any:
+    import time
+    runs = []
+    for _ in range(5):
+        start = time.perf_counter()
+        fn()
+        runs.append((time.perf_counter() - start) * 1e3)
+    return runs if return_mode == "all" else min(runs)
 
 
-def _clear_triton_probe() -> None:
-    # Inductor caches whether Triton is usable; the answer changes here.
-    from torch.utils._triton import has_triton
-    has_triton.cache_clear()
+def _patch_benchmarker(module) -> None:
+    benchmarker = module.benchmarker
+    if not isinstance(benchmarker.__dict__.get("benchmark_gpu"), functools.partial):
+        benchmarker.benchmark_gpu = functools.partial(_simulated_benchmark, benchmarker.benchmark_gpu)
 
 
-def enable() -> None:
-    """Routes TorchInductor's Triton kernels for CPU tensors to the simulated
-    MTIA-2i. Safe to call twice."""
-    global _saved
-    if _saved is not None:
+def _patch_is_big_gpu(module) -> None:
+    original = module.is_big_gpu
+    if getattr(original, "_triton_mtia", False):
         return
-    import triton.backends
-    import torch._inductor.config as inductor_config
-    from torch._inductor.runtime.benchmarking import benchmarker
 
-    from . import activate
-    from .backend import driver as mtia_driver
-    from .backend.driver import MTIADriver
+    @functools.wraps(original)
+    def is_big_gpu(index_or_device=0) -> bool:
+        import torch
+        if isinstance(index_or_device, torch.device) and index_or_device.type == DEVICE:
+            return True
+        if not isinstance(index_or_device, torch.device) and module.get_gpu_type() == DEVICE:
+            return True
+        return original(index_or_device)
 
-    backends = triton.backends.backends
-    if CPU in backends:
-        raise RuntimeError(f"a Triton backend named 'cpu' is installed ({backends[CPU].compiler.__module__}); "
-                           "the MTIA Inductor integration would replace it")
-
-    _saved = {
-        "cpu_backend": inductor_config.cpu_backend,
-        "env": {name: os.environ.get(name) for name in (INDUCTOR_ENV, "TRITON_DEFAULT_BACKEND")},
-        "benchmark_cpu": benchmarker.__dict__.get("benchmark_cpu"),
-        "was_active": mtia_driver.opted_in(),
-    }
-    os.environ[INDUCTOR_ENV] = "1"
-    # Inductor's workers resolve Triton's default driver by themselves.
-    os.environ["TRITON_DEFAULT_BACKEND"] = BACKEND_NAME
-    backends[CPU] = triton.backends.Backend(compiler=_cpu_alias_compiler(), driver=MTIADriver)
-    inductor_config.cpu_backend = "triton"
-    # On the one Benchmarker that Inductor's modules share: both its
-    # generic `benchmark(device="cpu")` and the template autotuner's direct
-    # `benchmark_cpu` calls end here.
-    benchmarker.benchmark_cpu = functools.partial(_simulated_benchmark, benchmarker.benchmark_cpu)
-    _saved["torch_fixes"] = _fix_torch_cpu_triton()
-    _clear_triton_probe()
-    activate()
+    is_big_gpu._triton_mtia = True
+    module.is_big_gpu = is_big_gpu
 
 
-def disable() -> None:
-    """Undoes `enable()`: Inductor generates C++ for CPU again."""
-    global _saved
-    if _saved is None:
+def _decompose_layer_norm(module) -> None:
+    original = module._native_layer_norm
+
+    def native_layer_norm(input, normalized_shape, weight, bias, eps):
+        if input.is_mtia:
+            return module.decomp_native_layer_norm(input, normalized_shape, weight, bias, eps)
+        return original(input, normalized_shape, weight, bias, eps)
+
+    for op, fn in list(module.decompositions.items()):
+        if fn is original:
+            module.decompositions[op] = native_layer_norm
+
+
+#: Module -> what adjusts it once imported.
+_ADJUSTMENTS: Dict[str, Callable[[Any], None]] = {
+    "torch._inductor.runtime.benchmarking": _patch_benchmarker,
+    "torch._inductor.utils": _patch_is_big_gpu,
+    "torch._inductor.decomposition": _decompose_layer_norm,
+}
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Runs a function on a module right after its first import, by
+    wrapping the loader the other finders return: Inductor's modules are
+    imported late (at the first torch.compile), and importing them earlier
+    would cost every `import torch` a second."""
+
+    def __init__(self, hooks: Dict[str, Callable[[Any], None]]):
+        self.hooks = dict(hooks)
+
+    def find_spec(self, name, path, target=None):
+        hook = self.hooks.get(name)
+        if hook is None:
+            return None
+        spec = None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        del self.hooks[name]
+        exec_module = spec.loader.exec_module
+
+        def exec_then_adjust(module):
+            exec_module(module)
+            hook(module)
+
+        spec.loader.exec_module = exec_then_adjust
+        return spec
+
+
+_finder: List[_AfterImport] = []
+
+
+def install() -> None:
+    """Adjusts Inductor for the mtia device now or when its modules are
+    imported (device.py calls it). Safe to call twice."""
+    if _finder:
         return
-    import triton.backends
-    import torch._inductor.config as inductor_config
-    from torch._inductor.runtime.benchmarking import benchmarker
-
-    from . import deactivate
-
-    triton.backends.backends.pop(CPU, None)
-    inductor_config.cpu_backend = _saved["cpu_backend"]
-    for name, value in _saved["env"].items():
-        if value is None:
-            os.environ.pop(name, None)
+    later = {}
+    for name, adjust in _ADJUSTMENTS.items():
+        if name in sys.modules:
+            adjust(sys.modules[name])
         else:
-            os.environ[name] = value
-    if _saved["benchmark_cpu"] is None:
-        del benchmarker.benchmark_cpu  # the class's method again
-    else:
-        benchmarker.benchmark_cpu = _saved["benchmark_cpu"]
-    for name, (owner, original) in _saved["torch_fixes"].items():
-        if original is None:
-            delattr(owner, name)
-        else:
-            setattr(owner, name, original)
-    was_active = _saved["was_active"]
-    _saved = None
-    _clear_triton_probe()
-    if not was_active:
-        deactivate()
-
-
-def enabled() -> bool:
-    return _saved is not None
+            later[name] = adjust
+    finder = _AfterImport(later)
+    _finder.append(finder)
+    sys.meta_path.insert(0, finder)

@@ -38,14 +38,6 @@ from . import object_cache
 BACKEND_NAME = "mtia"
 #: The one chip we compile for.
 MTIA_TARGET = GPUTarget(BACKEND_NAME, "mtia2i", 1)
-#: Set (to 1) by `triton_mtia.inductor.enable()`, and so inherited by
-#: Inductor's compile workers.
-INDUCTOR_ENV = "TRITON_MTIA_INDUCTOR"
-
-
-def inductor_enabled() -> bool:
-    return os.environ.get(INDUCTOR_ENV) == "1"
-
 
 #: The PID-to-PE mappings the simulator implements (program_map.h).
 PID_MAPPINGS = ("linear", "round_robin", "zigzag")
@@ -210,16 +202,10 @@ class MTIABackend(BaseBackend):
 
     @staticmethod
     def supports_target(target: GPUTarget):
-        # Inductor's Triton code for CPU tensors asks for a "cpu" target;
-        # with the Inductor integration on (triton_mtia.inductor), those
-        # kernels are ours. The switch is an environment variable because
-        # Inductor compiles in worker processes that never run our Python.
-        return target.backend == BACKEND_NAME or (target.backend == "cpu" and inductor_enabled())
-
-    def __init__(self, target: GPUTarget):
-        super().__init__(target)
-        if target.backend != BACKEND_NAME:
-            self.target = MTIA_TARGET
+        # Inductor's MTIA path asks for GPUTarget("mtia", build_codename(),
+        # warp_size): the arch that device.py's stand-in for Meta's runtime
+        # names, and the warp size of the device's properties.
+        return target.backend == BACKEND_NAME
 
     def hash(self) -> str:
         """Changes whenever something that shapes the generated code changes:

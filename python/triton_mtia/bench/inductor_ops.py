@@ -5,15 +5,17 @@ PyTorch's own OpInfo database (the paper's Table 1 kind of figure).
         [--samples 1] [--dtype float32] [--limit N] [--timeout 180] [--max-autotune] [--list]
 
 For every OpInfo of `torch.testing._internal.common_methods_invocations.op_db`
-that supports the dtype on CPU, the first `--samples` sample inputs are run
-eagerly and through `torch.compile` with `triton_mtia.inductor.enable()`,
-and compared (`torch.testing.assert_close`, the dtype's default tolerances,
-NaN equal to NaN). Each op gets one status:
+that supports the dtype on CPU, the first `--samples` sample inputs are
+made on the `mtia` device, run through `torch.compile` there (Inductor's
+MTIA path, triton_mtia.inductor) and compared with eager PyTorch on copies
+of them on the CPU (`torch.testing.assert_close`, the dtype's default
+tolerances, NaN equal to NaN). Each op gets one status:
 
 * ``chip``: every sample matches, and TorchInductor's Triton kernels ran on
   the simulated chip;
 * ``host``: every sample matches, but no kernel ran on the chip: Inductor
-  left the op to an ATen call (or it is a view or a no-op);
+  left the op to an ATen call, which the device's host fallback ran (or it
+  is a view or a no-op);
 * ``fail``: a sample errs or mismatches, with the reason (the construct our
   compiler does not support and the kernel source line, the mismatch, or
   the error Inductor raised);
@@ -45,6 +47,9 @@ import torch
 from . import failures
 
 STATUSES = ("chip", "host", "fail", "skip")
+
+#: Where the compiled ops run.
+DEVICE = "mtia"
 
 #: Ops whose results are uninitialized memory: nothing to compare (two eager
 #: runs may or may not agree by chance).
@@ -105,13 +110,15 @@ def _time_limit(seconds: int):
         signal.signal(signal.SIGALRM, previous)
 
 
-def _clone(value: Any) -> Any:
+def _clone(value: Any, device: Optional[str] = None) -> Any:
+    """A deep copy of a sample's tensors, on `device` if given."""
     if isinstance(value, torch.Tensor):
-        return value.detach().clone()
+        value = value.detach()
+        return value.clone() if device is None else value.to(device, copy=True)
     if isinstance(value, (list, tuple)):
-        return type(value)(_clone(v) for v in value)
+        return type(value)(_clone(v, device) for v in value)
     if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
+        return {k: _clone(v, device) for k, v in value.items()}
     return value
 
 
@@ -131,15 +138,15 @@ def run_op(info, samples: int, dtype: torch.dtype, timeout: int) -> Result:
     try:
         with _time_limit(timeout):
             checked = 0
-            for sample in info.sample_inputs("cpu", dtype):
+            for sample in info.sample_inputs(DEVICE, dtype):
                 if checked == samples:
                     break
                 args = (sample.input, *sample.args)
                 kwargs = dict(sample.kwargs)
                 fn = info.op
                 try:
-                    expected = fn(*_clone(args), **_clone(kwargs))
-                    again = fn(*_clone(args), **_clone(kwargs))
+                    expected = fn(*_clone(args, "cpu"), **_clone(kwargs, "cpu"))
+                    again = fn(*_clone(args, "cpu"), **_clone(kwargs, "cpu"))
                 except Exception as exc:  # the sample is not valid for eager PyTorch
                     result.reason = f"eager: {failures.first_line(exc)}"
                     continue
@@ -176,9 +183,6 @@ def run(names: Optional[Sequence[str]] = None, *, samples: int = 1, dtype: torch
     infos = op_infos(dtype, names)[:limit]
     results = []
     with contextlib.ExitStack() as restore:
-        if not triton_mtia.inductor.enabled():
-            triton_mtia.inductor.enable()
-            restore.callback(triton_mtia.inductor.disable)
         if max_autotune:
             # Matmuls and convolutions as Triton templates: on the chip too.
             restore.enter_context(inductor_config.patch(max_autotune=True, max_autotune_gemm_backends="TRITON"))
@@ -250,9 +254,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     import triton_mtia
     triton_mtia.settings.keep_failed_temps = False  # a report: no temporaries left behind
-    # Left on to the end: kernels Inductor still holds are unloaded at exit,
-    # through the driver.
-    triton_mtia.inductor.enable()
     results = run(names, samples=args.samples, dtype=dtype, limit=args.limit, timeout=args.timeout,
                   max_autotune=args.max_autotune)
     print(summary(results))

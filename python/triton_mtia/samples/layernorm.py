@@ -58,8 +58,8 @@ def make_inputs(gen: torch.Generator, scale: int = 1):
 def run_triton(x, weight, bias):
     n_rows, n_cols = x.shape
     y = torch.empty_like(x)
-    mean = torch.empty(n_rows, dtype=torch.float32)
-    rstd = torch.empty(n_rows, dtype=torch.float32)
+    mean = torch.empty(n_rows, dtype=torch.float32, device=x.device)
+    rstd = torch.empty(n_rows, dtype=torch.float32, device=x.device)
     compiled = layernorm_kernel[(n_rows, )](x, y, weight, bias, mean, rstd, x.stride(0), n_cols, EPS, BLOCK=BLOCK)
     return y, compiled
 

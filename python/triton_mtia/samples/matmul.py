@@ -47,7 +47,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 def matmul(a, b, out_dtype=None, block=(32, 32, 16), group_m=4):
     M, K = a.shape
     _, N = b.shape
-    c = torch.empty((M, N), dtype=out_dtype or a.dtype)
+    c = torch.empty((M, N), dtype=out_dtype or a.dtype, device=a.device)
     bm, bn, bk = block
     grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn), )
     matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
