@@ -181,6 +181,72 @@ def test_max_autotune_puts_matmuls_on_the_chip(inductor):
     assert triton_mtia.device.host_fallbacks() == {}
 
 
+class _MLP(torch.nn.Module):
+    """Linear, bias and GELU, Linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = torch.nn.Linear(64, 256), torch.nn.Linear(256, 64)
+
+    def forward(self, x):
+        return self.fc2(F.gelu(self.fc1(x)))
+
+
+class _Recommendation(torch.nn.Module):
+    """DLRM-style: sparse features through embedding bags, dense ones
+    through a bottom MLP, their pairwise dot products (the feature
+    interaction), and a top MLP to a click probability."""
+
+    def __init__(self, tables=3, rows=100, dim=16, dense=13):
+        super().__init__()
+        self.bags = torch.nn.ModuleList(torch.nn.EmbeddingBag(rows, dim, mode="sum") for _ in range(tables))
+        self.bottom = torch.nn.Sequential(torch.nn.Linear(dense, 32), torch.nn.ReLU(), torch.nn.Linear(32, dim),
+                                          torch.nn.ReLU())
+        n = tables + 1
+        self.top = torch.nn.Sequential(torch.nn.Linear(dim + n * (n - 1) // 2, 32), torch.nn.ReLU(),
+                                       torch.nn.Linear(32, 1))
+
+    def forward(self, dense, indices, offsets):
+        x = self.bottom(dense)
+        features = torch.stack([x] + [bag(indices[i], offsets[i]) for i, bag in enumerate(self.bags)], 1)
+        dots = torch.bmm(features, features.transpose(1, 2))
+        i, j = torch.triu_indices(features.shape[1], features.shape[1], 1)
+        return torch.sigmoid(self.top(torch.cat([x, dots[:, i, j]], 1)))
+
+
+def _models():
+    torch.manual_seed(0)
+    return {
+        "transformer_block": (torch.nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True),
+                              (_randn(2, 16, 64),)),
+        "mlp_bias_gelu": (_MLP(), (_randn(32, 64),)),
+        "recommendation": (_Recommendation(), (_randn(8, 13), torch.randint(0, 100, (3, 24)),
+                                               torch.arange(0, 24, 3).repeat(3, 1))),
+    }
+
+
+#: What Inductor leaves to ATen without max-autotune: it runs on the host.
+_HOST_OPS = {"aten::mm.out", "aten::addmm.out", "aten::bmm.out", "aten::_embedding_bag"}
+
+
+@pytest.mark.parametrize("name", ["transformer_block", "mlp_bias_gelu", "recommendation"])
+def test_models_on_the_device_match_eager(inductor, name):
+    model, args = _models()[name]
+    model.eval()
+    with torch.no_grad():
+        expected = model(*args)
+        torch._dynamo.reset()
+        compiled = torch.compile(model.to(DEVICE))
+        compiled(*_on_device(args))
+        triton_mtia.device.reset_host_fallbacks()
+        before = runtime.launch_count
+        out = compiled(*_on_device(args))
+    torch.testing.assert_close(_on_host(out), expected, rtol=1e-4, atol=1e-4)
+    assert runtime.launch_count > before, "no kernel ran on the simulated chip"
+    host = triton_mtia.device.host_fallbacks()
+    assert host and set(host) <= _HOST_OPS, host
+
+
 def test_torch_compile_example_in_a_fresh_process(tmp_path):
     """examples/torch_compile.py as a user runs it: a new process, whose
     Inductor compile workers are new processes too."""
