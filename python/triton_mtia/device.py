@@ -115,15 +115,30 @@ def _register() -> None:
     inductor.install()
 
 
+#: Why the device could not be registered, once that was tried and failed.
+unavailable_reason: Optional[str] = None
+
+
+def ensure_loaded() -> bool:
+    """Registers the device unless it already is; True when it is. A device
+    that cannot load (the extension not built, or built against another
+    torch) is a warning, once, never an error: `import torch` runs this (see
+    `_autoload`) and must not fail for it, and CPU tensors still work."""
+    global unavailable_reason
+    if _module is None and unavailable_reason is None:
+        try:
+            _register()
+        except Exception as exc:
+            import warnings
+            unavailable_reason = f"{type(exc).__name__}: {exc}"
+            warnings.warn(f"triton-mtia: torch.device('mtia') is not available ({unavailable_reason})",
+                          RuntimeWarning, stacklevel=2)
+    return _module is not None
+
+
 def _autoload() -> None:
     """The "torch.backends" entry point: runs at the end of `import torch`."""
-    _register()
-
-
-def ensure_loaded() -> None:
-    """Registers the device unless it already is (`import triton_mtia` calls it)."""
-    if _module is None:
-        _register()
+    ensure_loaded()
 
 
 # ----------------------------------------------------------------------------

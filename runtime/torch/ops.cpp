@@ -24,6 +24,8 @@
 #include <ATen/ops/_local_scalar_dense_native.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/convolution.h>
+#include <ATen/ops/convolution_backward.h>
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/resize_native.h>
 #include <ATen/ops/set_native.h>
@@ -41,11 +43,18 @@ namespace {
 
 const c10::DispatchKeySet kMTIAKeys(c10::DispatchKey::MTIA);
 
-/// `t` as a CPU tensor over the same memory (device memory is host memory).
+/// `t` as a CPU tensor over the same memory (device memory is host memory),
+/// with its lazy conjugate and negative bits.
 at::Tensor onHost(const at::Tensor &t) {
   if (!t.is_mtia())
     return t;
-  return at::from_blob(t.data_ptr(), t.sizes(), t.strides(), t.options().device(c10::kCPU));
+  at::Tensor host =
+      at::from_blob(t.data_ptr(), t.sizes(), t.strides(), t.options().device(c10::kCPU));
+  if (t.is_conj())
+    host = host.conj();
+  if (t.is_neg())
+    host = host._neg_view();
+  return host;
 }
 
 //===----------------------------------------------------------------------===//
@@ -114,6 +123,46 @@ at::Tensor &zero(at::Tensor &self) {
 }
 
 //===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+/// `host` (a CPU result) as a new mtia tensor.
+at::Tensor toDevice(const at::Tensor &host) {
+  return host.defined() ? host.to(c10::Device(c10::DeviceType::MTIA, 0)) : host;
+}
+
+/// ATen sends a convolution on a device it does not know to
+/// `convolution_overrideable`, which has no CPU kernel for the boxed
+/// fallback to run: these run the host's convolution over the same memory,
+/// counted as fallbacks like any other.
+at::Tensor convolution(const at::Tensor &input, const at::Tensor &weight,
+                       const std::optional<at::Tensor> &bias, c10::IntArrayRef stride,
+                       c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
+                       c10::IntArrayRef outputPadding, int64_t groups) {
+  countHostFallback("aten::convolution_overrideable");
+  std::optional<at::Tensor> hostBias;
+  if (bias && bias->defined())
+    hostBias = onHost(*bias);
+  return toDevice(at::convolution(onHost(input), onHost(weight), hostBias, stride, padding,
+                                  dilation, transposed, outputPadding, groups));
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+convolutionBackward(const at::Tensor &gradOutput, const at::Tensor &input,
+                    const at::Tensor &weight, c10::IntArrayRef stride, c10::IntArrayRef padding,
+                    c10::IntArrayRef dilation, bool transposed, c10::IntArrayRef outputPadding,
+                    int64_t groups, std::array<bool, 3> outputMask) {
+  countHostFallback("aten::convolution_backward_overrideable");
+  // The bias has one element per output channel.
+  std::vector<int64_t> biasSizes{gradOutput.size(1)};
+  auto [gradInput, gradWeight, gradBias] = at::convolution_backward(
+      onHost(gradOutput), onHost(input), onHost(weight),
+      outputMask[2] ? at::OptionalIntArrayRef(biasSizes) : std::nullopt, stride, padding,
+      dilation, transposed, outputPadding, groups, outputMask);
+  return {toDevice(gradInput), toDevice(gradWeight), toDevice(gradBias)};
+}
+
+//===----------------------------------------------------------------------===//
 // The host fallback
 //===----------------------------------------------------------------------===//
 
@@ -161,6 +210,19 @@ TORCH_LIBRARY_IMPL(_, MTIA, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&mtia::torch_device::hostFallback>());
 }
 
+// A copy from or to a tensor with a lazy conjugate or negation goes to our
+// _copy_from as it is (which resolves it on the host): the default,
+// resolving it first, would clone, and so copy, and so recurse.
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+
 TORCH_LIBRARY_IMPL(aten, MTIA, m) {
   using namespace mtia::torch_device;
   m.impl("empty.memory_format", emptyMemoryFormat);
@@ -175,6 +237,8 @@ TORCH_LIBRARY_IMPL(aten, MTIA, m) {
   m.impl("set_.source_Tensor", setTensor);
   m.impl("fill_.Scalar", fillScalar);
   m.impl("zero_", zero);
+  m.impl("convolution_overrideable", convolution);
+  m.impl("convolution_backward_overrideable", convolutionBackward);
   // Views share their base's storage.
   m.impl("as_strided", at::native::as_strided_tensorimpl);
   m.impl("view", at::native::view);

@@ -64,6 +64,23 @@ def test_autoload_registers_the_device_in_every_process():
     assert lines == ["True"]
 
 
+def test_a_device_that_cannot_load_never_breaks_import_torch():
+    # As if the extension were not built: a warning, torch and triton_mtia
+    # still import, and the driver still runs kernels on CPU tensors.
+    lines = _run_fresh("""
+        import sys, warnings
+        sys.modules["triton_mtia._mtia_device"] = None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import torch
+            import triton_mtia
+        print(torch.mtia.is_available(), triton_mtia.device.loaded())
+        print(any("torch.device('mtia') is not available" in str(w.message) for w in caught))
+        print(triton_mtia.device.host_fallbacks())
+    """)
+    assert lines == ["False False", "True", "{}"]
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.bool])
 def test_copies_between_host_and_device(dtype):
     host = (torch.randn(7, 9) * 10).to(dtype)
@@ -99,6 +116,39 @@ def test_views_share_device_memory():
         assert v.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
     x.view(4, 6)[1, 2] = -1.0  # through a view, into the base
     assert x[8].item() == -1.0
+
+
+def test_lazy_conjugate_and_negative_views_copy(gen):
+    # Copies of tensors with a lazy conj or neg bit once recursed forever.
+    a = torch.randn(6, dtype=torch.complex64, generator=gen)
+    d = a.to("mtia")
+    assert torch.equal(d.conj().cpu(), a.conj())
+    assert torch.equal(d.conj().resolve_conj().cpu(), a.conj())
+    assert torch.equal(d._neg_view().cpu(), -a)
+    e = torch.empty(6, dtype=torch.complex64, device="mtia")
+    e.copy_(a.conj())
+    assert torch.equal(e.cpu(), a.conj())
+    assert torch.allclose(torch.fft.ifft(d.real).cpu(), torch.fft.ifft(a.real))
+
+
+def test_convolutions_run_on_the_host(gen):
+    # ATen sends a convolution on an unknown device to
+    # convolution_overrideable, which the device implements on the host.
+    x = torch.randn(2, 3, 9, 9, generator=gen, requires_grad=True)
+    conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+    dx = x.detach().to("mtia").requires_grad_()
+    dconv = torch.nn.Conv2d(3, 4, 3, padding=1).to("mtia")
+    dconv.load_state_dict(conv.state_dict())
+    device.reset_host_fallbacks()
+    out = dconv(dx)
+    out.sum().backward()
+    conv(x).sum().backward()
+    assert torch.allclose(out.cpu(), conv(x), atol=1e-5)
+    assert torch.allclose(dx.grad.cpu(), x.grad, atol=1e-5)
+    assert torch.allclose(dconv.weight.grad.cpu(), conv.weight.grad, atol=1e-4)
+    counts = device.host_fallbacks()
+    assert counts["aten::convolution_overrideable"] == 1
+    assert counts["aten::convolution_backward_overrideable"] == 1
 
 
 def test_eager_operators_run_on_the_host_and_are_counted(gen):

@@ -98,3 +98,35 @@ def explain(exc: BaseException, package: str = "") -> Dict[str, str]:
         return found
     return {"reason": f"{type(exc).__name__}: {first_line(exc)}", "construct": type(exc).__name__,
             "source": _innermost_frame(exc, package)}
+
+
+#: Kinds of failure, as the paper's operator-coverage table counts them,
+#: plus wrong results, which the table folds into "misc" and we never want.
+CATEGORIES = ("triton", "inductor", "wrong", "misc")
+
+
+def category(exc: BaseException) -> str:
+    """Which of `CATEGORIES` a failure of torch.compile belongs to:
+    "triton" when compiling or running a Triton kernel failed (our
+    compiler, Triton's frontend, a kernel fault, no config that fits a PE),
+    "wrong" for a result that does not match, "inductor" for an error
+    raised in Dynamo or Inductor, "misc" for anything else (a timeout)."""
+    import triton
+    from triton.runtime.errors import OutOfResources
+
+    from triton_mtia.errors import CompilationError as MTIACompilationError
+    from triton_mtia.errors import KernelFault
+
+    chain = list(_chain(exc))
+    for inner in chain:
+        if isinstance(inner, (MTIACompilationError, triton.CompilationError, KernelFault, OutOfResources)):
+            return "triton"
+        if _DIAG.search(str(inner)):  # our diagnostics, sent back by a worker process
+            return "triton"
+    if any(isinstance(inner, AssertionError) for inner in chain):
+        return "wrong"
+    for inner in chain:
+        for frame in traceback.extract_tb(inner.__traceback__):
+            if "torch/_inductor" in frame.filename or "torch/_dynamo" in frame.filename:
+                return "inductor"
+    return "misc"

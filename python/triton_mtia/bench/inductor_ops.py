@@ -2,7 +2,8 @@
 PyTorch's own OpInfo database (the paper's Table 1 kind of figure).
 
     python -m triton_mtia.bench.inductor_ops [--json FILE] [--ops add,softmax]
-        [--samples 1] [--dtype float32] [--limit N] [--timeout 180] [--max-autotune] [--list]
+        [--samples 1|all] [--dtype float32[,float16,bfloat16]] [--limit N] [--timeout 180]
+        [--max-autotune] [--list]
 
 For every OpInfo of `torch.testing._internal.common_methods_invocations.op_db`
 that supports the dtype on CPU, the first `--samples` sample inputs are
@@ -21,10 +22,13 @@ tolerances, NaN equal to NaN). Each op gets one status:
   the error Inductor raised);
 * ``skip``: not a measurement: eager PyTorch rejects the sample, or the op
   is random (two eager runs differ) or returns uninitialized memory, or has
-  no sample.
+  no sample, or its samples cannot be made on the device (sparse layouts).
 
 Coverage is reported as ``chip + host`` (ops that work under torch.compile
-on this backend) and ``chip`` alone, both over ``chip + host + fail``.
+on this backend) and ``chip`` alone, both over ``chip + host + fail``; and,
+as the paper's Table 1 counts it, over every op/dtype/sample combination:
+success, Triton error (our compiler, Triton's frontend, a kernel fault),
+Inductor error, misc (a timeout, or a wrong result, also counted alone).
 Progress goes to stderr, the summary to stdout, every op with its reason to
 ``--json``. A report: the exit status is 0 whatever the results.
 """
@@ -39,8 +43,8 @@ import os
 import signal
 import sys
 import time
-from dataclasses import asdict, dataclass
-from typing import Any, List, Optional, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 
@@ -56,6 +60,11 @@ DEVICE = "mtia"
 UNINITIALIZED = {"empty", "empty_like", "empty_strided", "empty_permuted", "new_empty", "new_empty_strided"}
 
 
+#: What one sample of an op can come to: it ran on the chip, it worked with
+#: no kernel on the chip, a kind of failure (failures.CATEGORIES), or skip.
+SAMPLE_OUTCOMES = ("chip", "host") + failures.CATEGORIES + ("skip",)
+
+
 @dataclass
 class Result:
     op: str
@@ -63,10 +72,15 @@ class Result:
     reason: str = ""
     construct: str = ""
     source: str = ""
+    #: Samples compared (that eager PyTorch accepts and that are not random).
     samples: int = 0
     #: Kernel launches on the simulated chip across the op's samples.
     launches: int = 0
     seconds: float = 0.0
+    dtype: str = "float32"
+    #: Outcome -> number of samples (SAMPLE_OUTCOMES): the paper's Table 1
+    #: counts every op/dtype/sample combination.
+    cases: Dict[str, int] = field(default_factory=dict)
 
 
 def op_infos(dtype: torch.dtype, names: Optional[Sequence[str]] = None) -> list:
@@ -126,59 +140,91 @@ def _compare(actual: Any, expected: Any) -> None:
     torch.testing.assert_close(actual, expected, equal_nan=True, check_device=False)
 
 
-def run_op(info, samples: int, dtype: torch.dtype, timeout: int) -> Result:
-    """Runs the first `samples` samples of one OpInfo, eager and compiled."""
+def _run_sample(fn, args, kwargs) -> str:
+    """One sample, eager on CPU copies and compiled on the device: its
+    outcome ("chip", "host" or "skip"), or the exception."""
+    from .. import runtime
+
+    try:
+        expected = fn(*_clone(args, "cpu"), **_clone(kwargs, "cpu"))
+        again = fn(*_clone(args, "cpu"), **_clone(kwargs, "cpu"))
+    except Exception as exc:  # the sample is not valid for eager PyTorch
+        raise _NotASample(f"eager: {failures.first_line(exc)}") from None
+    try:
+        _compare(again, expected)
+    except AssertionError:
+        raise _NotASample("random: two eager runs differ") from None
+    torch._dynamo.reset()
+    launches = runtime.launch_count
+    actual = torch.compile(fn)(*_clone(args), **_clone(kwargs))
+    _compare(actual, expected)
+    return "chip" if runtime.launch_count != launches else "host"
+
+
+class _NotASample(Exception):
+    """A sample that measures nothing (see `skip`)."""
+
+
+def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Result:
+    """Runs the first `samples` samples (all when None) of one OpInfo, eager
+    and compiled, each within `timeout` seconds. The op's status is `fail` if any sample failed (the first
+    failure is its reason), else `chip` if any ran on the chip."""
     from .. import runtime
 
     name = full_name(info)
     start, launches = time.perf_counter(), runtime.launch_count
+    result = Result(name, "skip", reason="no sample input", dtype=str(dtype).replace("torch.", ""))
     if info.name in UNINITIALIZED:
-        return Result(name, "skip", reason="uninitialized memory: nothing to compare")
-    result = Result(name, "skip", reason="no sample input")
-    try:
-        with _time_limit(timeout):
-            checked = 0
-            for sample in info.sample_inputs(DEVICE, dtype):
-                if checked == samples:
-                    break
-                args = (sample.input, *sample.args)
-                kwargs = dict(sample.kwargs)
-                fn = info.op
-                try:
-                    expected = fn(*_clone(args, "cpu"), **_clone(kwargs, "cpu"))
-                    again = fn(*_clone(args, "cpu"), **_clone(kwargs, "cpu"))
-                except Exception as exc:  # the sample is not valid for eager PyTorch
-                    result.reason = f"eager: {failures.first_line(exc)}"
-                    continue
-                try:
-                    _compare(again, expected)
-                except AssertionError:
-                    result.reason = "random: two eager runs differ"
-                    break
-                torch._dynamo.reset()
-                actual = torch.compile(fn)(*_clone(args), **_clone(kwargs))
-                _compare(actual, expected)
-                checked += 1
-            if checked:
-                ran = runtime.launch_count - launches
-                result = Result(name, "chip" if ran else "host", samples=checked)
-    except Exception as exc:
-        result = Result(name, "fail", **failures.explain(exc, "torch/_inductor"))
+        result.reason = "uninitialized memory: nothing to compare"
+        return result
+    cases = collections.Counter()
+    first_failure = None
+    made = iter(info.sample_inputs(DEVICE, dtype))
+    while samples is None or cases.total() - cases["skip"] < samples:
+        try:
+            sample = next(made)
+        except StopIteration:
+            break
+        except Exception as exc:  # e.g. a sparse layout, which the device does not have
+            cases["skip"] += 1
+            result.reason = f"samples cannot be made on {DEVICE}: {failures.first_line(exc)}"
+            break
+        try:
+            with _time_limit(timeout):
+                outcome = _run_sample(info.op, (sample.input, *sample.args), dict(sample.kwargs))
+            cases[outcome] += 1
+        except _NotASample as why:
+            cases["skip"] += 1
+            result.reason = str(why)
+        except _Timeout as exc:
+            cases["misc"] += 1
+            first_failure = first_failure or {"reason": str(exc), "construct": "timeout", "source": ""}
+        except Exception as exc:
+            cases[failures.category(exc)] += 1
+            if first_failure is None:
+                first_failure = failures.explain(exc, "torch/_inductor")
+    result.cases = dict(cases)
+    result.samples = cases.total() - cases["skip"]
+    if first_failure is not None:
+        result.status, result.reason = "fail", ""
+        for key, value in first_failure.items():
+            setattr(result, key, value)
+    elif result.samples:
+        result.status, result.reason = ("chip" if cases["chip"] else "host"), ""
     result.launches = runtime.launch_count - launches
     result.seconds = round(time.perf_counter() - start, 2)
     return result
 
 
-def run(names: Optional[Sequence[str]] = None, *, samples: int = 1, dtype: torch.dtype = torch.float32,
+def run(names: Optional[Sequence[str]] = None, *, samples: Optional[int] = 1, dtype: torch.dtype = torch.float32,
         limit: Optional[int] = None, timeout: int = 180, max_autotune: bool = False,
         progress=sys.stderr) -> List[Result]:
-    """Runs the ops; leaves Inductor's configuration as it found it."""
+    """Runs the ops on the first `samples` samples each (all when None);
+    leaves Inductor's configuration as it found it."""
     import logging
     import warnings
 
     import torch._inductor.config as inductor_config
-
-    import triton_mtia
 
     infos = op_infos(dtype, names)[:limit]
     results = []
@@ -197,12 +243,13 @@ def run(names: Optional[Sequence[str]] = None, *, samples: int = 1, dtype: torch
             logger.setLevel(logging.CRITICAL)
         for i, info in enumerate(infos, 1):
             if progress:
-                print(f"[{i}/{len(infos)}] {full_name(info)} ...", end="", file=progress, flush=True)
+                print(f"[{i}/{len(infos)}] {full_name(info)} {str(dtype).replace('torch.', '')} ...", end="",
+                      file=progress, flush=True)
             r = run_op(info, samples, dtype, timeout)
             results.append(r)
             if progress:
-                print(f" {r.status} ({r.seconds:.1f}s){' ' + r.reason[:100] if r.status == 'fail' else ''}",
-                      file=progress, flush=True)
+                print(f" {r.status} {r.samples} samples ({r.seconds:.1f}s)"
+                      f"{' ' + r.reason[:100] if r.status == 'fail' else ''}", file=progress, flush=True)
     return results
 
 
@@ -215,6 +262,23 @@ def coverage(results: Sequence[Result]) -> dict:
         "works_frac": round((counts["chip"] + counts["host"]) / measured, 4) if measured else 0.0,
         "on_chip_frac": round(counts["chip"] / measured, 4) if measured else 0.0,
     }
+
+
+def table1(results: Sequence[Result]) -> dict:
+    """The paper's Table 1 over every op/dtype/sample combination: success
+    (on the chip or not), Triton error, Inductor error, misc; wrong results
+    (counted as misc by the paper) also on their own."""
+    cases = collections.Counter()
+    for r in results:
+        cases.update(r.cases)
+    measured = sum(cases[o] for o in SAMPLE_OUTCOMES if o != "skip")
+    success = cases["chip"] + cases["host"]
+    out = {"cases": measured, "success": success, "on_chip": cases["chip"], "triton_error": cases["triton"],
+           "inductor_error": cases["inductor"], "misc": cases["misc"] + cases["wrong"], "wrong": cases["wrong"],
+           "skipped": cases["skip"]}
+    for key in ("success", "on_chip", "triton_error", "inductor_error", "misc"):
+        out[key + "_frac"] = round(out[key] / measured, 4) if measured else 0.0
+    return out
 
 
 def summary(results: Sequence[Result]) -> str:
@@ -231,6 +295,10 @@ def summary(results: Sequence[Result]) -> str:
     lines.append(f"{c['ops']} ops: {c['chip']} on chip, {c['host']} on host (ATen), {c['fail']} failed, "
                  f"{c['skip']} skipped; works under torch.compile {c['works_frac']:.1%}, "
                  f"runs on the chip {c['on_chip_frac']:.1%}")
+    t = table1(results)
+    lines.append(f"{t['cases']} op/dtype/sample cases: success {t['success_frac']:.1%} (on the chip "
+                 f"{t['on_chip_frac']:.1%}), Triton error {t['triton_error_frac']:.1%}, Inductor error "
+                 f"{t['inductor_error_frac']:.1%}, misc {t['misc_frac']:.1%} ({t['wrong']} wrong results)")
     return "\n".join(lines)
 
 
@@ -238,30 +306,44 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", metavar="FILE", help="write every op with its status and reason to FILE")
     parser.add_argument("--ops", help="comma-separated OpInfo names (name or name.variant; default: all)")
-    parser.add_argument("--samples", type=int, default=1, help="sample inputs per op (default 1)")
-    parser.add_argument("--dtype", default="float32", help="a torch dtype name (default float32)")
+    parser.add_argument("--samples", default="1", help="sample inputs per op, or 'all' (default 1)")
+    parser.add_argument("--dtype", default="float32",
+                        help="torch dtype names, comma-separated (default float32; the paper: "
+                             "float32,float16,bfloat16)")
     parser.add_argument("--limit", type=int, help="only the first N ops")
-    parser.add_argument("--timeout", type=int, default=180, help="seconds per op before it counts as failed")
+    parser.add_argument("--timeout", type=int, default=180, help="seconds per sample before it counts as failed")
     parser.add_argument("--max-autotune", action="store_true",
                         help="max-autotune with Triton GEMM templates (matmuls on the chip too)")
     parser.add_argument("--list", action="store_true", help="list the ops and exit")
     args = parser.parse_args(argv)
-    dtype = getattr(torch, args.dtype)
+    dtypes = [getattr(torch, name) for name in args.dtype.split(",")]
+    samples = None if args.samples == "all" else int(args.samples)
     names = args.ops.split(",") if args.ops else None
     if args.list:
-        for info in op_infos(dtype, names)[:args.limit]:
+        for info in op_infos(dtypes[0], names)[:args.limit]:
             print(full_name(info))
         return 0
     import triton_mtia
     triton_mtia.settings.keep_failed_temps = False  # a report: no temporaries left behind
-    results = run(names, samples=args.samples, dtype=dtype, limit=args.limit, timeout=args.timeout,
-                  max_autotune=args.max_autotune)
-    print(summary(results))
+    per_dtype, everything = {}, []
+    for dtype in dtypes:
+        results = run(names, samples=samples, dtype=dtype, limit=args.limit, timeout=args.timeout,
+                      max_autotune=args.max_autotune)
+        name = str(dtype).replace("torch.", "")
+        print(f"== {name}\n{summary(results)}")
+        per_dtype[name] = {"coverage": coverage(results), "table1": table1(results),
+                           "results": [asdict(r) for r in results]}
+        everything += results
+    if len(dtypes) > 1:
+        t = table1(everything)
+        print(f"== all dtypes: {t['cases']} cases, success {t['success_frac']:.1%} (on the chip "
+              f"{t['on_chip_frac']:.1%}), Triton error {t['triton_error_frac']:.1%}, Inductor error "
+              f"{t['inductor_error_frac']:.1%}, misc {t['misc_frac']:.1%} ({t['wrong']} wrong results)")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"torch": torch.__version__, "dtype": args.dtype, "samples": args.samples,
-                       "max_autotune": args.max_autotune,
-                       "coverage": coverage(results), "results": [asdict(r) for r in results]}, f, indent=1)
+            json.dump({"torch": torch.__version__, "device": DEVICE, "dtypes": args.dtype, "samples": args.samples,
+                       "max_autotune": args.max_autotune, "table1": table1(everything), "by_dtype": per_dtype},
+                      f, indent=1)
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
 
