@@ -41,6 +41,10 @@ _private_trace_dir: Optional[str] = None
 #: Totals over every launch of the process; the benchmarker reads deltas.
 launch_count = 0
 simulated_seconds_total = 0.0
+#: DMA commands (loads and stores) of every launch, and how many of them
+#: were gathers or scatters by address rather than strided blocks.
+dma_commands_total = 0
+dma_by_address_total = 0
 
 
 def _sim_module():
@@ -358,7 +362,7 @@ def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence
     under `kernel`. `entry` is the symbol the shared object exports (and
     `entry`_info), `kernel` by default; `args`, `regions` and `pid_mapping`
     follow the `Simulator.launch` contract."""
-    global launch_count, simulated_seconds_total
+    global launch_count, simulated_seconds_total, dma_commands_total, dma_by_address_total
     with _launch_lock:
         trace_file, private = (None, False)
         if _recordings or settings.trace_launches:
@@ -368,6 +372,10 @@ def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence
                             pid_mapping)
         launch_count += 1
         simulated_seconds_total += float(result["seconds"])
+        units = result["stats"].get("units", {})
+        for unit in ("dma_in", "dma_out"):
+            dma_commands_total += int(units.get(unit, {}).get("commands", 0))
+            dma_by_address_total += int(units.get(unit, {}).get("by_address", 0))
         device.advance_clock(float(result["seconds"]))
     stats = LaunchStats(
         kernel=kernel,

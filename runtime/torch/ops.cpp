@@ -126,9 +126,15 @@ at::Tensor &zero(at::Tensor &self) {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-/// `host` (a CPU result) as a new mtia tensor.
+/// `host` (a CPU result) as a new contiguous mtia tensor. Contiguous is what
+/// PyTorch predicts for a convolution on an "overrideable" backend
+/// (_conv_determine_backend_memory_format), and compiled code checks it; the
+/// CPU's kernels may choose channels-last.
 at::Tensor toDevice(const at::Tensor &host) {
-  return host.defined() ? host.to(c10::Device(c10::DeviceType::MTIA, 0)) : host;
+  if (!host.defined())
+    return host;
+  return host.contiguous().to(c10::Device(c10::DeviceType::MTIA, 0), /*non_blocking=*/false,
+                              /*copy=*/true);
 }
 
 /// ATen sends a convolution on a device it does not know to

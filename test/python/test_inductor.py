@@ -247,6 +247,23 @@ def test_models_on_the_device_match_eager(inductor, name):
     assert host and set(host) <= _HOST_OPS, host
 
 
+def test_fusion_stats_count_the_aten_ops_of_each_kernel(inductor):
+    from triton_mtia.inductor import fusion_stats
+
+    torch._dynamo.reset()
+    x, w, b = (t.to(DEVICE) for t in (_randn(32, 64), _W, _B))
+    out, stats = fusion_stats(lambda x, w, b: torch.sigmoid(F.layer_norm(x, (64,), w, b)) * 2, x, w, b)
+    torch.testing.assert_close(out.cpu(), torch.sigmoid(F.layer_norm(x.cpu(), (64,), _W, _B)) * 2)
+    assert len(stats.kernels) == 1
+    assert sorted(stats.kernels[0].aten_ops) == ["aten.mul", "aten.native_layer_norm", "aten.sigmoid"]
+    assert stats.fusion_depth == 3 and stats.decomposed_depth > 3
+    assert stats.aten_calls == []
+    torch._dynamo.reset()
+    _, stats = fusion_stats(lambda x, m: torch.relu(x @ m) + 1, x, _randn(64, 8).to(DEVICE))
+    assert stats.aten_calls == ["extern_kernels.mm"]
+    assert [k.aten_ops for k in stats.kernels] == [["aten.relu", "aten.add"]]
+
+
 def test_torch_compile_example_in_a_fresh_process(tmp_path):
     """examples/torch_compile.py as a user runs it: a new process, whose
     Inductor compile workers are new processes too."""

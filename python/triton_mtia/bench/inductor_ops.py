@@ -81,6 +81,10 @@ class Result:
     #: Outcome -> number of samples (SAMPLE_OUTCOMES): the paper's Table 1
     #: counts every op/dtype/sample combination.
     cases: Dict[str, int] = field(default_factory=dict)
+    #: DMA commands of the op's launches, and those that were gathers or
+    #: scatters by address instead of strided blocks.
+    dma_commands: int = 0
+    dma_by_address: int = 0
 
 
 def op_infos(dtype: torch.dtype, names: Optional[Sequence[str]] = None) -> list:
@@ -173,6 +177,7 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
 
     name = full_name(info)
     start, launches = time.perf_counter(), runtime.launch_count
+    dma, by_address = runtime.dma_commands_total, runtime.dma_by_address_total
     result = Result(name, "skip", reason="no sample input", dtype=str(dtype).replace("torch.", ""))
     if info.name in UNINITIALIZED:
         result.reason = "uninitialized memory: nothing to compare"
@@ -212,6 +217,8 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
     elif result.samples:
         result.status, result.reason = ("chip" if cases["chip"] else "host"), ""
     result.launches = runtime.launch_count - launches
+    result.dma_commands = runtime.dma_commands_total - dma
+    result.dma_by_address = runtime.dma_by_address_total - by_address
     result.seconds = round(time.perf_counter() - start, 2)
     return result
 
@@ -256,11 +263,18 @@ def run(names: Optional[Sequence[str]] = None, *, samples: Optional[int] = 1, dt
 def coverage(results: Sequence[Result]) -> dict:
     counts = collections.Counter(r.status for r in results)
     measured = counts["chip"] + counts["host"] + counts["fail"]
+    dma = sum(r.dma_commands for r in results)
+    by_address = sum(r.dma_by_address for r in results)
     return {
         "ops": len(results),
         **{status: counts[status] for status in STATUSES},
         "works_frac": round((counts["chip"] + counts["host"]) / measured, 4) if measured else 0.0,
         "on_chip_frac": round(counts["chip"] / measured, 4) if measured else 0.0,
+        # Of the loads and stores the chip ran, the fraction that were
+        # strided block DMAs (the rest: gathers and scatters by address).
+        "dma_commands": dma,
+        "dma_block_frac": round(1 - by_address / dma, 4) if dma else 0.0,
+        "ops_with_gathers": sum(1 for r in results if r.dma_by_address),
     }
 
 
@@ -295,6 +309,8 @@ def summary(results: Sequence[Result]) -> str:
     lines.append(f"{c['ops']} ops: {c['chip']} on chip, {c['host']} on host (ATen), {c['fail']} failed, "
                  f"{c['skip']} skipped; works under torch.compile {c['works_frac']:.1%}, "
                  f"runs on the chip {c['on_chip_frac']:.1%}")
+    lines.append(f"loads and stores on the chip: {c['dma_commands']} DMA commands, {c['dma_block_frac']:.1%} "
+                 f"strided blocks; {c['ops_with_gathers']} ops gather or scatter by address")
     t = table1(results)
     lines.append(f"{t['cases']} op/dtype/sample cases: success {t['success_frac']:.1%} (on the chip "
                  f"{t['on_chip_frac']:.1%}), Triton error {t['triton_error_frac']:.1%}, Inductor error "
