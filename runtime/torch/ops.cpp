@@ -26,6 +26,7 @@
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/convolution.h>
 #include <ATen/ops/convolution_backward.h>
+#include <ATen/ops/native_batch_norm.h>
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/resize_native.h>
 #include <ATen/ops/set_native.h>
@@ -130,11 +131,12 @@ at::Tensor &zero(at::Tensor &self) {
 /// PyTorch predicts for a convolution on an "overrideable" backend
 /// (_conv_determine_backend_memory_format), and compiled code checks it; the
 /// CPU's kernels may choose channels-last.
-at::Tensor toDevice(const at::Tensor &host) {
+at::Tensor toDevice(const at::Tensor &host,
+                    c10::MemoryFormat format = c10::MemoryFormat::Contiguous) {
   if (!host.defined())
     return host;
-  return host.contiguous().to(c10::Device(c10::DeviceType::MTIA, 0), /*non_blocking=*/false,
-                              /*copy=*/true);
+  return host.contiguous(format).to(c10::Device(c10::DeviceType::MTIA, 0),
+                                    /*non_blocking=*/false, /*copy=*/true);
 }
 
 /// ATen sends a convolution on a device it does not know to
@@ -166,6 +168,42 @@ convolutionBackward(const at::Tensor &gradOutput, const at::Tensor &input,
       outputMask[2] ? at::OptionalIntArrayRef(biasSizes) : std::nullopt, stride, padding,
       dilation, transposed, outputPadding, groups, outputMask);
   return {toDevice(gradInput), toDevice(gradWeight), toDevice(gradBias)};
+}
+
+//===----------------------------------------------------------------------===//
+// Batch norm
+//===----------------------------------------------------------------------===//
+
+std::optional<at::Tensor> onHost(const std::optional<at::Tensor> &t) {
+  return t && t->defined() ? std::optional<at::Tensor>(onHost(*t)) : std::nullopt;
+}
+
+/// Batch norm on the host, with the saved statistics of a device: in
+/// inference, the CPU's kernel saves empty tensors, every other device (and
+/// the decomposition Inductor compiles for them) the running mean and
+/// 1/sqrt(running var + eps). Running statistics update in place, through
+/// the host views of their device memory.
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+batchNorm(const at::Tensor &input, const std::optional<at::Tensor> &weight,
+          const std::optional<at::Tensor> &bias, const std::optional<at::Tensor> &runningMean,
+          const std::optional<at::Tensor> &runningVar, bool training, double momentum,
+          double eps) {
+  countHostFallback("aten::native_batch_norm");
+  auto [out, saveMean, saveRstd] =
+      at::native_batch_norm(onHost(input), onHost(weight), onHost(bias), onHost(runningMean),
+                            onHost(runningVar), training, momentum, eps);
+  if (!training && runningMean && runningMean->defined() && runningVar && runningVar->defined()) {
+    saveMean = onHost(*runningMean);
+    saveRstd = onHost(*runningVar).add(eps).rsqrt();
+  }
+  return {toDevice(out, input.suggest_memory_format()), toDevice(saveMean), toDevice(saveRstd)};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+batchNormLegit(const at::Tensor &input, const std::optional<at::Tensor> &weight,
+               const std::optional<at::Tensor> &bias, at::Tensor &runningMean,
+               at::Tensor &runningVar, bool training, double momentum, double eps) {
+  return batchNorm(input, weight, bias, runningMean, runningVar, training, momentum, eps);
 }
 
 //===----------------------------------------------------------------------===//
@@ -245,6 +283,8 @@ TORCH_LIBRARY_IMPL(aten, MTIA, m) {
   m.impl("zero_", zero);
   m.impl("convolution_overrideable", convolution);
   m.impl("convolution_backward_overrideable", convolutionBackward);
+  m.impl("native_batch_norm", batchNorm);
+  m.impl("_native_batch_norm_legit", batchNormLegit);
   // Views share their base's storage.
   m.impl("as_strided", at::native::as_strided_tensorimpl);
   m.impl("view", at::native::view);

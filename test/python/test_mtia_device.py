@@ -151,6 +151,24 @@ def test_convolutions_run_on_the_host(gen):
     assert counts["aten::convolution_backward_overrideable"] == 1
 
 
+def test_batch_norm_keeps_the_device_conventions(gen):
+    # In inference every device but the CPU saves the running statistics
+    # (and Inductor's decomposition for them does): so does mtia.
+    x = torch.randn(4, 3, 5, generator=gen)
+    mean, var = torch.randn(3, generator=gen), torch.rand(3, generator=gen) + 0.5
+    out, save_mean, save_rstd = torch.ops.aten.native_batch_norm(
+        x.to("mtia"), None, None, mean.to("mtia"), var.to("mtia"), False, 0.1, 1e-5)
+    expected = torch.ops.aten.native_batch_norm(x, None, None, mean, var, False, 0.1, 1e-5)[0]
+    assert torch.allclose(out.cpu(), expected, atol=1e-6)
+    assert torch.equal(save_mean.cpu(), mean)
+    assert torch.allclose(save_rstd.cpu(), (var + 1e-5).rsqrt())
+    # Training updates the running statistics in device memory.
+    dmean, dvar = mean.to("mtia"), var.to("mtia")
+    torch.ops.aten.native_batch_norm(x.to("mtia"), None, None, dmean, dvar, True, 0.1, 1e-5)
+    torch.ops.aten.native_batch_norm(x, None, None, mean, var, True, 0.1, 1e-5)
+    assert torch.allclose(dmean.cpu(), mean) and torch.allclose(dvar.cpu(), var)
+
+
 def test_eager_operators_run_on_the_host_and_are_counted(gen):
     a, b = torch.randn(8, 16, generator=gen), torch.randn(16, 4, generator=gen)
     da, db = a.to("mtia"), b.to("mtia")

@@ -61,6 +61,8 @@ def explain(exc: BaseException, package: str = "") -> Dict[str, str]:
         return {"reason": f"{prefix}: {msg}", "construct": construct,
                 "source": source_of(m.group("file"), int(m.group("line")))}
 
+    if type(exc).__name__ == "InductorDiffersFromEager":  # bench/inductor_ops.py
+        return {"reason": str(exc), "construct": "Inductor's semantics", "source": ""}
     for inner in _chain(exc):
         if isinstance(inner, (MTIACompilationError, triton.CompilationError, KernelFault, AssertionError)):
             exc = inner
@@ -110,13 +112,16 @@ def category(exc: BaseException) -> str:
     "triton" when compiling or running a Triton kernel failed (our
     compiler, Triton's frontend, a kernel fault, no config that fits a PE),
     "wrong" for a result that does not match, "inductor" for an error
-    raised in Dynamo or Inductor, "misc" for anything else (a timeout)."""
+    raised in Dynamo or Inductor or a result that Inductor's code for the
+    CPU gives too (its semantics, not the chip's), "misc" for anything else (a timeout)."""
     import triton
     from triton.runtime.errors import OutOfResources
 
     from triton_mtia.errors import CompilationError as MTIACompilationError
     from triton_mtia.errors import KernelFault
 
+    if type(exc).__name__ == "InductorDiffersFromEager":
+        return "inductor"
     chain = list(_chain(exc))
     for inner in chain:
         if isinstance(inner, (MTIACompilationError, triton.CompilationError, KernelFault, OutOfResources)):
