@@ -3,7 +3,7 @@ PyTorch's own OpInfo database (the paper's Table 1 kind of figure).
 
     python -m triton_mtia.bench.inductor_ops [--json FILE] [--ops add,softmax]
         [--samples 1|all] [--dtype float32[,float16,bfloat16]] [--limit N] [--timeout 180]
-        [--max-autotune] [--list]
+        [--max-autotune] [--inductor-config KEY=VALUE] [--list]
 
 For every OpInfo of `torch.testing._internal.common_methods_invocations.op_db`
 that supports the dtype on CPU, the first `--samples` sample inputs are
@@ -253,9 +253,11 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
 
 def run(names: Optional[Sequence[str]] = None, *, samples: Optional[int] = 1, dtype: torch.dtype = torch.float32,
         limit: Optional[int] = None, timeout: int = 180, max_autotune: bool = False,
-        progress=sys.stderr) -> List[Result]:
+        config_patches: Optional[Dict[str, Any]] = None, progress=sys.stderr) -> List[Result]:
     """Runs the ops on the first `samples` samples each (all when None);
-    leaves Inductor's configuration as it found it."""
+    `config_patches` patches torch._inductor.config for the run
+    ({"triton.prefer_nd_tiling": True}); leaves Inductor's configuration as
+    it found it."""
     import logging
     import warnings
 
@@ -267,6 +269,8 @@ def run(names: Optional[Sequence[str]] = None, *, samples: Optional[int] = 1, dt
         if max_autotune:
             # Matmuls and convolutions as Triton templates: on the chip too.
             restore.enter_context(inductor_config.patch(max_autotune=True, max_autotune_gemm_backends="TRITON"))
+        if config_patches:
+            restore.enter_context(inductor_config.patch(config_patches))
         # Dynamo's and Inductor's warnings about the samples (graph breaks,
         # ...) are not this report's subject, and Inductor would log each
         # failure again with the whole kernel source.
@@ -358,8 +362,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--timeout", type=int, default=180, help="seconds per sample before it counts as failed")
     parser.add_argument("--max-autotune", action="store_true",
                         help="max-autotune with Triton GEMM templates (matmuls on the chip too)")
+    parser.add_argument("--inductor-config", action="append", default=[], metavar="KEY=VALUE",
+                        help="patch torch._inductor.config for the run, e.g. triton.prefer_nd_tiling=True "
+                             "(a Python literal; repeatable)")
     parser.add_argument("--list", action="store_true", help="list the ops and exit")
     args = parser.parse_args(argv)
+    import ast
+    patches = {}
+    for item in args.inductor_config:
+        key, _, value = item.partition("=")
+        patches[key] = ast.literal_eval(value)
     dtypes = [getattr(torch, name) for name in args.dtype.split(",")]
     samples = None if args.samples == "all" else int(args.samples)
     names = args.ops.split(",") if args.ops else None
@@ -372,7 +384,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     per_dtype, everything = {}, []
     for dtype in dtypes:
         results = run(names, samples=samples, dtype=dtype, limit=args.limit, timeout=args.timeout,
-                      max_autotune=args.max_autotune)
+                      max_autotune=args.max_autotune, config_patches=patches)
         name = str(dtype).replace("torch.", "")
         print(f"== {name}\n{summary(results)}")
         per_dtype[name] = {"coverage": coverage(results), "table1": table1(results),
@@ -386,7 +398,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "device": DEVICE, "dtypes": args.dtype, "samples": args.samples,
-                       "max_autotune": args.max_autotune, "table1": table1(everything), "by_dtype": per_dtype},
+                       "max_autotune": args.max_autotune, "inductor_config": patches, "table1": table1(everything), "by_dtype": per_dtype},
                       f, indent=1)
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
