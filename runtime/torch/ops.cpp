@@ -2,8 +2,10 @@
 //
 // The mtia device registers kernels for the operators PyTorch cannot do
 // without on a backend: creating tensors, copying, resizing, and the views
-// (which must share storage, so a copying fallback would be wrong). Any
-// other eager operator runs on the host through one boxed fallback: device
+// (which must share storage, so a copying fallback would be wrong); and for
+// the few whose CPU kernel the fallback cannot run as a device's (a
+// convolution, batch norm's saved statistics). Any other eager operator
+// runs on the host through one boxed fallback: device
 // memory is host memory, so the fallback runs the CPU kernel and every such
 // run is counted, for `triton_mtia.device.host_fallbacks()`. Work meant for
 // the chip reaches it as Triton kernels (a user's, or Inductor's).
