@@ -20,13 +20,14 @@ def scale_shift_kernel(x_ptr, out_ptr, n, scale, shift, BLOCK: tl.constexpr):
 
 
 def main():
-    triton_mtia.activate()  # opt in: Triton now compiles for, and launches on, the simulator
+    # torch.device("mtia") is the simulated chip, and Triton's driver is ours
+    # (on a machine with a GPU too, after triton_mtia.activate()).
     n = 10_000
-    x = torch.randn(n)
+    x = torch.randn(n, device="mtia")
     out = torch.empty_like(x)
     with triton_mtia.trace("quickstart.trace.json"):
         compiled = scale_shift_kernel[(triton.cdiv(n, 512), )](x, out, n, 2.0, 1.0, BLOCK=512)
-    torch.testing.assert_close(out, x * 2.0 + 1.0)
+    torch.testing.assert_close(out.cpu(), x.cpu() * 2.0 + 1.0)
 
     stats = triton_mtia.last_launch()
     print(f"{stats.kernel}: {stats.cycles} cycles = {stats.microseconds:.2f} us on {stats.pes_used} PEs")

@@ -304,3 +304,13 @@ def test_device_memory_is_not_cpu_tensors():
     with pytest.raises(ValueError, match="mtia device or the CPU"):
         from triton_mtia.backend.driver import _storage_region
         _storage_region(torch.empty(1, device="meta"))
+
+
+def test_quickstart_example_runs_on_the_device(tmp_path):
+    from pathlib import Path
+    example = Path(__file__).resolve().parents[2] / "examples" / "quickstart.py"
+    out = subprocess.run([sys.executable, str(example)], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.startswith("scale_shift_kernel: ") and " cycles = " in out.stdout
+    assert (tmp_path / "quickstart.trace.json").exists()
