@@ -69,45 +69,24 @@ from typing import Any, Callable, Dict, List, Sequence
 DEVICE = "mtia"
 
 
-def _simulated_benchmark(original: Callable[..., Any], fn: Callable[[], Any], *args, **kwargs):
-    """Inductor's `benchmark_gpu`, in milliseconds, for the mtia device:
-    simulated time of one run of `fn` when it launched kernels on the chip,
-    else the wall clock."""
-    import torch
-
+def _simulated_benchmark(benchmarking, original: Callable[..., Any], fn: Callable[[], Any], *args, **kwargs):
+    """Inductor's `benchmark_gpu` (of the module `benchmarking`), in
+    milliseconds, for the mtia device: simulated time of one run of `fn`
+    when it launched kernels on the chip, else Inductor's wall clock for CPU
+    callables (events would see no simulated time pass)."""
     from . import runtime
-    device_type = kwargs.get("device_type")
-    if device_type is not None and torch.device(device_type).type != DEVICE:
+    if benchmarking._normalize_gpu_device_type(kwargs.get("device_type")) != DEVICE:
         return original(fn, *args, **kwargs)
-    if device_type is None and not _current_gpu_is_mtia():
-        return original(fn, *args, **kwargs)
-    before, launches = runtime.simulated_seconds_total, runtime.launch_count
-    fn()
-    if runtime.launch_count != launches:
-        ms = (runtime.simulated_seconds_total - before) * 1e3
-        return [ms] if kwargs.get("return_mode") == "all" else ms
-    return _wall_clock_ms(fn, kwargs.get("return_mode"))
-
-
-def _current_gpu_is_mtia() -> bool:
-    from torch._inductor.utils import get_gpu_type
-    return get_gpu_type() == DEVICE
-
-
-def _wall_clock_ms(fn: Callable[[], Any], return_mode) -> Any:
-    import time
-    runs = []
-    for _ in range(5):
-        start = time.perf_counter()
-        fn()
-        runs.append((time.perf_counter() - start) * 1e3)
-    return runs if return_mode == "all" else min(runs)
+    _, ms, launches = runtime.measure(fn)
+    if not launches:
+        ms = benchmarking.benchmarker.benchmark_cpu(fn)
+    return [ms] if kwargs.get("return_mode") == "all" else ms
 
 
 def _patch_benchmarker(module) -> None:
     benchmarker = module.benchmarker
     if not isinstance(benchmarker.__dict__.get("benchmark_gpu"), functools.partial):
-        benchmarker.benchmark_gpu = functools.partial(_simulated_benchmark, benchmarker.benchmark_gpu)
+        benchmarker.benchmark_gpu = functools.partial(_simulated_benchmark, module, benchmarker.benchmark_gpu)
 
 
 def _patch_is_big_gpu(module) -> None:

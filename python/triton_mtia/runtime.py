@@ -355,6 +355,15 @@ def _remove_quietly(path: str) -> None:
         os.remove(path)
 
 
+def measure(fn) -> Tuple[Any, float, int]:
+    """Runs `fn` (on this thread); returns its result, the simulated time of
+    the launches it made in milliseconds, and how many it made. What the
+    simulated-time benchmarkers (Triton's and Inductor's) measure."""
+    before, launches = simulated_seconds_total, launch_count
+    result = fn()
+    return result, (simulated_seconds_total - before) * 1e3, launch_count - launches
+
+
 def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence[tuple],
            regions: Sequence[Tuple[int, int]], pid_mapping: str = "linear",
            entry: Optional[str] = None) -> LaunchStats:

@@ -60,6 +60,10 @@ at::Tensor onHost(const at::Tensor &t) {
   return host;
 }
 
+std::optional<at::Tensor> onHost(const std::optional<at::Tensor> &t) {
+  return t && t->defined() ? std::optional<at::Tensor>(onHost(*t)) : std::nullopt;
+}
+
 //===----------------------------------------------------------------------===//
 // Creation, copies, resizing
 //===----------------------------------------------------------------------===//
@@ -150,10 +154,7 @@ at::Tensor convolution(const at::Tensor &input, const at::Tensor &weight,
                        c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
                        c10::IntArrayRef outputPadding, int64_t groups) {
   countHostFallback("aten::convolution_overrideable");
-  std::optional<at::Tensor> hostBias;
-  if (bias && bias->defined())
-    hostBias = onHost(*bias);
-  return toDevice(at::convolution(onHost(input), onHost(weight), hostBias, stride, padding,
+  return toDevice(at::convolution(onHost(input), onHost(weight), onHost(bias), stride, padding,
                                   dilation, transposed, outputPadding, groups));
 }
 
@@ -175,10 +176,6 @@ convolutionBackward(const at::Tensor &gradOutput, const at::Tensor &input,
 //===----------------------------------------------------------------------===//
 // Batch norm
 //===----------------------------------------------------------------------===//
-
-std::optional<at::Tensor> onHost(const std::optional<at::Tensor> &t) {
-  return t && t->defined() ? std::optional<at::Tensor>(onHost(*t)) : std::nullopt;
-}
 
 /// Batch norm on the host, with the saved statistics of a device: in
 /// inference, the CPU's kernel saves empty tensors, every other device (and
@@ -259,15 +256,15 @@ TORCH_LIBRARY_IMPL(_, MTIA, m) {
 // A copy from or to a tensor with a lazy conjugate or negation goes to our
 // _copy_from as it is (which resolves it on the host): the default,
 // resolving it first, would clone, and so copy, and so recurse.
-TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+namespace {
+void copiesFallThrough(torch::Library &m) {
   m.impl("_copy_from", torch::CppFunction::makeFallthrough());
   m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
 }
+} // namespace
 
-TORCH_LIBRARY_IMPL(aten, Negative, m) {
-  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
-  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
-}
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) { copiesFallThrough(m); }
+TORCH_LIBRARY_IMPL(aten, Negative, m) { copiesFallThrough(m); }
 
 TORCH_LIBRARY_IMPL(aten, MTIA, m) {
   using namespace mtia::torch_device;

@@ -261,9 +261,7 @@ def simulated_benchmarker(kernel_call: Callable, *, quantiles=None, return_mode=
     """Times `kernel_call` in simulated time (milliseconds), the way
     `triton.testing.do_bench` does for GPUs. Simulation is deterministic, so
     one call gives every quantile."""
-    before = runtime.simulated_seconds_total
-    kernel_call()
-    ms = (runtime.simulated_seconds_total - before) * 1e3
+    _, ms, _ = runtime.measure(kernel_call)
     if quantiles is not None:
         return [ms for _ in quantiles]
     return [ms] if return_mode == "all" else ms

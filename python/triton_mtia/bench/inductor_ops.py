@@ -184,13 +184,9 @@ def _run_sample(fn, args, kwargs) -> str:
             pass  # Inductor on the CPU differs from eager too
         else:
             raise mismatch from None
-        raise InductorDiffersFromEager(f"Inductor differs from eager, on the CPU too: "
+        raise failures.InductorDiffersFromEager(f"Inductor differs from eager, on the CPU too: "
                                        f"{failures.first_line(mismatch)}") from None
     return "chip" if runtime.launch_count != launches else "host"
-
-
-class InductorDiffersFromEager(Exception):
-    """A mismatch that Inductor's code for the CPU shows as well."""
 
 
 class _NotASample(Exception):
