@@ -11,7 +11,15 @@ made on the `mtia` device, run through `torch.compile` there (Inductor's
 MTIA path, triton_mtia.inductor) and compared with eager PyTorch on the
 device, whose operators run the CPU's kernels on the host
 (`torch.testing.assert_close`, the dtype's default tolerances, NaN equal
-to NaN). Each op gets one status:
+to NaN). A result outside those tolerances still counts as correct when it
+is no further from the exact answer than rounding explains: PyTorch's own
+accuracy rule for compiled models (`torch._dynamo.utils.same` with a
+float64 reference: the compiled result's RMS error against eager PyTorch
+on float64 inputs is at most 2x, in float16 and bfloat16 3x, eager's own).
+Inductor computes low-precision ops in float32 and rounds once, where the
+CPU's eager kernels round at every step, so at float16 the two differ in
+the last bits while the compiled one is often the closer; such samples are
+counted apart (`within_rounding`). Each op gets one status:
 
 * ``chip``: every sample matches, and TorchInductor's Triton kernels ran on
   the simulated chip;
@@ -86,6 +94,9 @@ class Result:
     #: scatters by address instead of strided blocks.
     dma_commands: int = 0
     dma_by_address: int = 0
+    #: Samples that matched eager only within rounding against a float64
+    #: reference (counted among the successes).
+    within_rounding: int = 0
 
 
 def op_infos(dtype: torch.dtype, names: Optional[Sequence[str]] = None) -> list:
@@ -145,9 +156,40 @@ def _compare(actual: Any, expected: Any) -> None:
     torch.testing.assert_close(actual, expected, equal_nan=True, check_device=False)
 
 
-def _run_sample(fn, args, kwargs) -> str:
+def _in_float64(value: Any) -> Any:
+    """A copy of a sample with its floating tensors in double precision."""
+    if isinstance(value, torch.Tensor):
+        value = value.detach().clone()
+        if value.is_complex():
+            return value.to(torch.complex128)
+        return value.to(torch.float64) if value.is_floating_point() else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_in_float64(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _in_float64(v) for k, v in value.items()}
+    return value
+
+
+def _within_rounding(fn, args, kwargs, actual: Any, expected: Any) -> bool:
+    """Whether `actual` is as close to the exact answer (eager PyTorch on
+    float64 copies of the inputs) as rounding explains, by PyTorch's own
+    accuracy rule for compiled models (see the module's docstring)."""
+    from torch._dynamo.utils import same
+
+    try:
+        exact = fn(*_in_float64(args), **_in_float64(kwargs))
+    except Exception:  # the op takes no float64: nothing to judge by
+        return False
+    try:
+        return bool(same(expected, actual, fp64_ref=exact, tol=1e-3, equal_nan=True, exact_dtype=False))
+    except Exception:  # results of another structure than the reference's
+        return False
+
+
+def _run_sample(fn, args, kwargs) -> tuple:
     """One sample, eager and compiled on the device: its outcome ("chip",
-    "host" or "skip"), or the exception. Eager operators on the device run
+    "host" or "skip") and whether it matched only within rounding, or the
+    exception. Eager operators on the device run
     the CPU's kernels (the host fallback) with the device's conventions
     (e.g. batch norm's saved statistics), so eager on the device is the
     reference."""
@@ -165,9 +207,12 @@ def _run_sample(fn, args, kwargs) -> str:
     torch._dynamo.reset()
     launches = runtime.launch_count
     actual = torch.compile(fn)(*_clone(args), **_clone(kwargs))
+    outcome = "chip" if runtime.launch_count != launches else "host"
     try:
         _compare(actual, expected)
     except AssertionError as mismatch:
+        if _within_rounding(fn, args, kwargs, actual, expected):
+            return outcome, True
         # Inductor's own semantics may differ from eager's (an empty
         # var_mean's mean is 0, not NaN; a fused softmax rounds otherwise):
         # when Inductor's code for the CPU does not match eager either, the
@@ -186,7 +231,7 @@ def _run_sample(fn, args, kwargs) -> str:
             raise mismatch from None
         raise failures.InductorDiffersFromEager(f"Inductor differs from eager, on the CPU too: "
                                        f"{failures.first_line(mismatch)}") from None
-    return "chip" if runtime.launch_count != launches else "host"
+    return outcome, False
 
 
 class _NotASample(Exception):
@@ -220,8 +265,9 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
             break
         try:
             with _time_limit(timeout):
-                outcome = _run_sample(info.op, (sample.input, *sample.args), dict(sample.kwargs))
+                outcome, by_rounding = _run_sample(info.op, (sample.input, *sample.args), dict(sample.kwargs))
             cases[outcome] += 1
+            result.within_rounding += by_rounding
         except _NotASample as why:
             cases["skip"] += 1
             result.reason = str(why)
@@ -313,11 +359,12 @@ def table1(results: Sequence[Result]) -> dict:
     cases = collections.Counter()
     for r in results:
         cases.update(r.cases)
+    within_rounding = sum(r.within_rounding for r in results)
     measured = sum(cases[o] for o in SAMPLE_OUTCOMES if o != "skip")
     success = cases["chip"] + cases["host"]
     out = {"cases": measured, "success": success, "on_chip": cases["chip"], "triton_error": cases["triton"],
            "inductor_error": cases["inductor"], "misc": cases["misc"] + cases["wrong"], "wrong": cases["wrong"],
-           "skipped": cases["skip"]}
+           "skipped": cases["skip"], "within_rounding": within_rounding}
     for key in ("success", "on_chip", "triton_error", "inductor_error", "misc"):
         out[key + "_frac"] = round(out[key] / measured, 4) if measured else 0.0
     return out
@@ -339,11 +386,15 @@ def summary(results: Sequence[Result]) -> str:
                  f"runs on the chip {c['on_chip_frac']:.1%}")
     lines.append(f"loads and stores on the chip: {c['dma_commands']} DMA commands, {c['dma_block_frac']:.1%} "
                  f"strided blocks; {c['ops_with_gathers']} ops gather or scatter by address")
-    t = table1(results)
-    lines.append(f"{t['cases']} op/dtype/sample cases: success {t['success_frac']:.1%} (on the chip "
-                 f"{t['on_chip_frac']:.1%}), Triton error {t['triton_error_frac']:.1%}, Inductor error "
-                 f"{t['inductor_error_frac']:.1%}, misc {t['misc_frac']:.1%} ({t['wrong']} wrong results)")
+    lines.append(table1_line(table1(results), "op/dtype/sample cases:"))
     return "\n".join(lines)
+
+
+def table1_line(t: dict, what: str) -> str:
+    """One line of the Table-1 figures `t` (table1's dict)."""
+    return (f"{t['cases']} {what} success {t['success_frac']:.1%} (on the chip {t['on_chip_frac']:.1%}; "
+            f"{t['within_rounding']} within rounding), Triton error {t['triton_error_frac']:.1%}, Inductor error "
+            f"{t['inductor_error_frac']:.1%}, misc {t['misc_frac']:.1%} ({t['wrong']} wrong results)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -387,10 +438,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                            "results": [asdict(r) for r in results]}
         everything += results
     if len(dtypes) > 1:
-        t = table1(everything)
-        print(f"== all dtypes: {t['cases']} cases, success {t['success_frac']:.1%} (on the chip "
-              f"{t['on_chip_frac']:.1%}), Triton error {t['triton_error_frac']:.1%}, Inductor error "
-              f"{t['inductor_error_frac']:.1%}, misc {t['misc_frac']:.1%} ({t['wrong']} wrong results)")
+        print("== all dtypes: " + table1_line(table1(everything), "cases:"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "device": DEVICE, "dtypes": args.dtype, "samples": args.samples,
