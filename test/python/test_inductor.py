@@ -294,6 +294,30 @@ def test_opinfo_coverage_harness_classifies_ops(inductor):
     assert cov["works_frac"] == 1.0 and cov["on_chip_frac"] == 0.75
 
 
+def test_opinfo_harness_resumes_from_its_json(inductor, tmp_path, capsys, monkeypatch):
+    """A run of hours writes its JSON after every op; `--resume` keeps what
+    an earlier run with the same settings measured and runs the rest."""
+    import json
+
+    import triton_mtia
+    from triton_mtia.bench import inductor_ops
+
+    # main() turns off keeping failed compilations' temporaries: restored after.
+    monkeypatch.setattr(triton_mtia.settings, "keep_failed_temps", triton_mtia.settings.keep_failed_temps)
+
+    report = tmp_path / "coverage.json"
+    assert inductor_ops.main(["--ops", "add", "--json", str(report)]) == 0
+    first = json.loads(report.read_text())
+    assert first["complete"] and [r["op"] for r in first["by_dtype"]["float32"]["results"]] == ["add"]
+    assert inductor_ops.main(["--ops", "add,mm", "--json", str(report), "--resume"]) == 0
+    assert "[1/2] add" not in capsys.readouterr().err  # kept, not run again
+    second = json.loads(report.read_text())
+    results = second["by_dtype"]["float32"]["results"]
+    assert [r["op"] for r in results] == ["add", "mm"] and results[0] == first["by_dtype"]["float32"]["results"][0]
+    with pytest.raises(SystemExit, match="other settings"):
+        inductor_ops.main(["--ops", "add", "--samples", "2", "--json", str(report), "--resume"])
+
+
 def test_opinfo_harness_judges_rounding_by_a_float64_reference(inductor):
     """At float16 Inductor's group norm (float32 inside, one rounding) and
     the CPU's eager kernel (rounding at every step) differ beyond

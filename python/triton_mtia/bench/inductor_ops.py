@@ -3,7 +3,7 @@ PyTorch's own OpInfo database (the paper's Table 1 kind of figure).
 
     python -m triton_mtia.bench.inductor_ops [--json FILE] [--ops add,softmax]
         [--samples 1|all] [--dtype float32[,float16,bfloat16]] [--limit N] [--timeout 180]
-        [--max-autotune] [--inductor-config KEY=VALUE] [--list]
+        [--max-autotune] [--inductor-config KEY=VALUE] [--resume] [--list]
 
 For every OpInfo of `torch.testing._internal.common_methods_invocations.op_db`
 that supports the dtype on CPU, the first `--samples` sample inputs are
@@ -39,7 +39,8 @@ as the paper's Table 1 counts it, over every op/dtype/sample combination:
 success, Triton error (our compiler, Triton's frontend, a kernel fault),
 Inductor error, misc (a timeout, or a wrong result, also counted alone).
 Progress goes to stderr, the summary to stdout, every op with its reason to
-``--json``. A report: the exit status is 0 whatever the results.
+``--json`` (rewritten after every op, with ``"complete": false`` until the
+run ends). A report: the exit status is 0 whatever the results.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ import signal
 import sys
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 
@@ -295,17 +296,22 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
 
 def run(names: Optional[Sequence[str]] = None, *, samples: Optional[int] = 1, dtype: torch.dtype = torch.float32,
         limit: Optional[int] = None, timeout: int = 180, max_autotune: bool = False,
-        config_patches: Optional[Dict[str, Any]] = None, progress=sys.stderr) -> List[Result]:
+        config_patches: Optional[Dict[str, Any]] = None, progress=sys.stderr,
+        on_result: Optional[Callable[[List[Result]], None]] = None,
+        done: Sequence[Result] = ()) -> List[Result]:
     """Runs the ops on the first `samples` samples each (all when None);
     `config_patches` patches torch._inductor.config for the run
     ({"triton.prefer_nd_tiling": True}); leaves Inductor's configuration as
-    it found it."""
+    it found it. `on_result` is called with the results so far after every
+    op (a run of hours keeps what it measured if it is stopped); ops in
+    `done` (results of an earlier run) are kept, not run again."""
     import logging
     import warnings
 
     import torch._inductor.config as inductor_config
 
     infos = op_infos(dtype, names)[:limit]
+    earlier = {r.op: r for r in done}
     results = []
     with contextlib.ExitStack() as restore:
         if max_autotune:
@@ -323,11 +329,16 @@ def run(names: Optional[Sequence[str]] = None, *, samples: Optional[int] = 1, dt
             restore.callback(logger.setLevel, logger.level)
             logger.setLevel(logging.CRITICAL)
         for i, info in enumerate(infos, 1):
+            if full_name(info) in earlier:
+                results.append(earlier[full_name(info)])
+                continue
             if progress:
                 print(f"[{i}/{len(infos)}] {full_name(info)} {str(dtype).replace('torch.', '')} ...", end="",
                       file=progress, flush=True)
             r = run_op(info, samples, dtype, timeout)
             results.append(r)
+            if on_result:
+                on_result(results)
             if progress:
                 print(f" {r.status} {r.samples} samples ({r.seconds:.1f}s)"
                       f"{' ' + r.reason[:100] if r.status == 'fail' else ''}", file=progress, flush=True)
@@ -412,6 +423,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--inductor-config", action="append", default=[], metavar="KEY=VALUE",
                         help="patch torch._inductor.config for the run, e.g. triton.prefer_nd_tiling=True "
                              "(a Python literal; repeatable)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the ops already measured in --json's FILE (same settings), run the rest")
     parser.add_argument("--list", action="store_true", help="list the ops and exit")
     args = parser.parse_args(argv)
     import ast
@@ -429,24 +442,53 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     import triton_mtia
     triton_mtia.settings.keep_failed_temps = False  # a report: no temporaries left behind
     per_dtype, everything = {}, []
-    for dtype in dtypes:
-        results = run(names, samples=samples, dtype=dtype, limit=args.limit, timeout=args.timeout,
-                      max_autotune=args.max_autotune, config_patches=patches)
-        name = str(dtype).replace("torch.", "")
-        print(f"== {name}\n{summary(results)}")
+    earlier = {}
+    if args.resume:
+        if not args.json or not os.path.exists(args.json):
+            raise SystemExit("--resume needs --json FILE of an earlier run")
+        with open(args.json) as f:
+            before = json.load(f)
+        settings = {"samples": args.samples, "max_autotune": args.max_autotune, "inductor_config": patches}
+        if {key: before.get(key) for key in settings} != settings:
+            raise SystemExit(f"--resume: {args.json} was measured with other settings")
+        earlier = {name: [Result(**r) for r in d["results"]] for name, d in before["by_dtype"].items()}
+
+    def measured(name: str, results: Sequence[Result]) -> None:
         per_dtype[name] = {"coverage": coverage(results), "table1": table1(results),
                            "results": [asdict(r) for r in results]}
+
+    for name, results in earlier.items():
+        measured(name, results)
+
+    def write_json(complete: bool) -> None:
+        if not args.json:
+            return
+        done = [Result(**r) for d in per_dtype.values() for r in d["results"]]
+        with open(args.json + ".part", "w") as f:
+            json.dump({"torch": torch.__version__, "device": DEVICE, "dtypes": args.dtype, "samples": args.samples,
+                       "max_autotune": args.max_autotune, "inductor_config": patches, "complete": complete,
+                       "table1": table1(done), "by_dtype": per_dtype}, f, indent=1)
+        os.replace(args.json + ".part", args.json)
+
+    for dtype in dtypes:
+        name = str(dtype).replace("torch.", "")
+
+        def so_far(results, name=name):
+            measured(name, results)
+            write_json(complete=False)
+
+        results = run(names, samples=samples, dtype=dtype, limit=args.limit, timeout=args.timeout,
+                      max_autotune=args.max_autotune, config_patches=patches, on_result=so_far,
+                      done=earlier.get(name, ()))
+        print(f"== {name}\n{summary(results)}")
+        measured(name, results)
         everything += results
     if len(dtypes) > 1:
         print("== all dtypes: " + table1_line(table1(everything), "cases:"))
+    write_json(complete=True)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"torch": torch.__version__, "device": DEVICE, "dtypes": args.dtype, "samples": args.samples,
-                       "max_autotune": args.max_autotune, "inductor_config": patches, "table1": table1(everything), "by_dtype": per_dtype},
-                      f, indent=1)
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
