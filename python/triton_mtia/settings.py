@@ -161,6 +161,17 @@ class Settings:
     #: rows of a causal attention). A launch option too
     #: (``kernel[grid](..., pid_mapping="zigzag")``).
     pid_mapping: str = "linear"
+    #: torch.compile on the mtia device lowers layer norm to the Triton
+    #: template of triton_mtia/inductor/layer_norm.py, into which Inductor
+    #: fuses epilogues (the paper's 5.2). False: Inductor decomposes it and
+    #: fuses the pieces into a kernel of its own.
+    layer_norm_template: bool = True
+    #: Inductor's matmul template configs for mtia (max-autotune) are only
+    #: those whose tiles fit a PE's local memory and, where some do, that
+    #: give every PE a program (the paper's 5.3; inductor/heuristics.py).
+    #: False: Inductor's GPU configs, of which those too large fail with
+    #: OutOfResources after their compile.
+    fit_mm_configs: bool = True
     #: The content-addressed cache of kernel shared objects
     #: (backend/object_cache.py): two compiles that generate the same C++
     #: share one clang run. Its directory, None for the default

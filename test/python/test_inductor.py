@@ -249,7 +249,7 @@ def test_models_on_the_device_match_eager(inductor, name):
     assert host and set(host) <= _HOST_OPS, host
 
 
-def test_fusion_stats_count_the_aten_ops_of_each_kernel(inductor):
+def test_fusion_stats_count_the_aten_ops_of_each_kernel(inductor, monkeypatch):
     from triton_mtia.inductor import fusion_stats
 
     torch._dynamo.reset()
@@ -258,12 +258,17 @@ def test_fusion_stats_count_the_aten_ops_of_each_kernel(inductor):
     torch.testing.assert_close(out.cpu(), torch.sigmoid(F.layer_norm(x.cpu(), (64,), _W, _B)) * 2)
     assert len(stats.kernels) == 1
     assert sorted(stats.kernels[0].aten_ops) == ["aten.mul", "aten.native_layer_norm", "aten.sigmoid"]
-    assert stats.fusion_depth == 3 and stats.decomposed_depth > 3
+    assert stats.fusion_depth == 3
     assert stats.aten_calls == []
     torch._dynamo.reset()
     _, stats = fusion_stats(lambda x, m: torch.relu(x @ m) + 1, x, _randn(64, 8).to(DEVICE))
     assert stats.aten_calls == ["extern_kernels.mm"]
     assert [k.aten_ops for k in stats.kernels] == [["aten.relu", "aten.add"]]
+    # Decomposed, the layer norm is a dozen graph nodes in the same kernel.
+    monkeypatch.setattr(triton_mtia.settings, "layer_norm_template", False)
+    torch._dynamo.reset()
+    _, stats = fusion_stats(lambda x, w, b: torch.sigmoid(F.layer_norm(x, (64,), w, b)) * 2, x, w, b)
+    assert stats.fusion_depth == 3 and stats.decomposed_depth > 3
 
 
 def test_torch_compile_example_in_a_fresh_process(tmp_path):
@@ -275,7 +280,7 @@ def test_torch_compile_example_in_a_fresh_process(tmp_path):
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "matches eager PyTorch" in proc.stdout
-    assert "triton_per_fused_native_layer_norm" in proc.stdout
+    assert "triton_tem_fused_native_layer_norm" in proc.stdout
     assert "output on mtia:0" in proc.stdout
     assert "aten::mm" in proc.stdout  # the matmuls, on the host without max-autotune
 

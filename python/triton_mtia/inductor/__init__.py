@@ -74,7 +74,7 @@ def _simulated_benchmark(benchmarking, original: Callable[..., Any], fn: Callabl
     milliseconds, for the mtia device: simulated time of one run of `fn`
     when it launched kernels on the chip, else Inductor's wall clock for CPU
     callables (events would see no simulated time pass)."""
-    from . import runtime
+    from .. import runtime
     if benchmarking._normalize_gpu_device_type(kwargs.get("device_type")) != DEVICE:
         return original(fn, *args, **kwargs)
     _, ms, launches = runtime.measure(fn)
@@ -108,11 +108,12 @@ def _patch_is_big_gpu(module) -> None:
 
 
 def _decompose_layer_norm(module) -> None:
+    from . import layer_norm
     original = module._native_layer_norm
 
     def native_layer_norm(input, normalized_shape, weight, bias, eps):
         if input.is_mtia:
-            return module.decomp_native_layer_norm(input, normalized_shape, weight, bias, eps)
+            return layer_norm.decompose(module.decomp_native_layer_norm, input, normalized_shape, weight, bias, eps)
         return original(input, normalized_shape, weight, bias, eps)
 
     for op, fn in list(module.decompositions.items()):
@@ -120,20 +121,36 @@ def _decompose_layer_norm(module) -> None:
             module.decompositions[op] = native_layer_norm
 
 
-def _prefer_nd_tiling(module) -> None:
+def _register_lowerings(module) -> None:
+    from . import layer_norm
+    layer_norm.register_lowering(module)
+
+
+def _fill_mtia_config_heuristic(module) -> None:
+    from . import heuristics
+    heuristics.install_mm_heuristic(module)
+
+
+def _where_mtia_is_the_gpu(module) -> None:
     # Only where mtia is the device Inductor generates Triton code for: the
-    # setting is global, and a GPU's Inductor keeps its own default.
+    # settings are global, and a GPU's Inductor keeps its own defaults.
     import torch
-    if not torch.cuda.is_available() and not torch.xpu.is_available():
-        module.triton.prefer_nd_tiling = True
+    if torch.cuda.is_available() or torch.xpu.is_available():
+        return
+    module.triton.prefer_nd_tiling = True
+    if module.inductor_choices_class is None:
+        from . import heuristics
+        module.inductor_choices_class = heuristics.choices_factory
 
 
 #: Module -> what adjusts it once imported.
 _ADJUSTMENTS: Dict[str, Callable[[Any], None]] = {
-    "torch._inductor.config": _prefer_nd_tiling,
+    "torch._inductor.config": _where_mtia_is_the_gpu,
     "torch._inductor.runtime.benchmarking": _patch_benchmarker,
     "torch._inductor.utils": _patch_is_big_gpu,
     "torch._inductor.decomposition": _decompose_layer_norm,
+    "torch._inductor.lowering": _register_lowerings,
+    "torch._inductor.template_heuristics.triton": _fill_mtia_config_heuristic,
 }
 
 
