@@ -11,7 +11,7 @@ compiled for `GPUTarget("mtia", ...)` and launched through Triton's active
 driver, which is ours (backend/driver.py). With the device registered
 (device.py) it runs as it is, except for four GPU assumptions that this
 module adjusts for the simulated chip, each where Inductor defines it and
-only for mtia, and one of the paper's section-5 tailorings:
+only for mtia, and the paper's section-5 tailorings:
 
 * autotuning: Inductor's `benchmark_gpu` times a kernel by a hundred runs
   between device events, after flushing an L2-sized buffer. A simulated
@@ -22,11 +22,6 @@ only for mtia, and one of the paper's section-5 tailorings:
 * `is_big_gpu`: Inductor's matmul templates require 68 SMs, a GPU's
   threshold (an RTX 3080) with no meaning for 64 PEs; for mtia it is True,
   so max-autotune's Triton GEMM templates exist;
-* layer norm: Inductor keeps `aten.native_layer_norm` whole for mtia (its
-  decomposition returns NotImplemented for mtia inputs), to call a library
-  kernel of Meta's runtime. Here that kernel would be the host fallback, so
-  it is decomposed as on every other device and fused into Triton kernels
-  that run on the chip;
 * strided tiling (the paper's 5.1): `torch._inductor.config.triton.prefer_nd_tiling`
   is True where mtia is Inductor's GPU (no CUDA or XPU device): Inductor
   then tiles a kernel in as many dimensions as its `// d` and `% d` index
@@ -36,11 +31,25 @@ only for mtia, and one of the paper's section-5 tailorings:
   are strided blocks from 79.1% to 83.8%, and the ops that gather or
   scatter by address from 104 to 82 (bench/README.md). Set it False to
   switch it off;
+* layer norm (the paper's 5.2): Inductor keeps `aten.native_layer_norm`
+  whole for mtia (its decomposition returns NotImplemented for mtia
+  inputs), to call a library kernel of Meta's runtime, which here would be
+  the host fallback. Here its result is our Triton template
+  (layer_norm.py), into which Inductor fuses the consumers as epilogues,
+  and its statistics, where a backward pass reads them, Inductor's
+  decomposition; where the template does not apply, the whole op is
+  decomposed as on every other device;
+* block sizes (the paper's 5.3, heuristics.py): Inductor's placeholder
+  `MTIAConfigHeuristic` offers max-autotune only the matmul configs that
+  fit a PE's local memory and keep the 64 PEs busy, and the choices'
+  uuid keys Inductor's caches by this package's version and settings;
 * the Meta-internal imports of the MTIA path (see device.py).
 
-A kernel config that needs more CBs or local memory than a PE has fails
+Any other kernel config that needs more local memory than a PE has fails
 with Triton's `OutOfResources` (errors.py), which Inductor answers by trying
-its other configs, as it does for shared memory on a GPU.
+its other configs, as it does for shared memory on a GPU. More live tiles
+than CBs is no failure (the compiler stacks and reloads tiles), so fusion
+is not bounded by CBs: bench.inductor_tailoring measures why.
 
 Operators that Inductor leaves to ATen (a matmul without max-autotune, for
 instance) run through the device's host fallback, and
