@@ -98,11 +98,13 @@ def test_training_takes_the_statistics_from_the_decomposition(inductor):
     torch.testing.assert_close(wd.grad.cpu(), w.grad, rtol=1e-4, atol=1e-5)
 
 
-def test_rows_too_wide_for_a_pe_are_decomposed(inductor):
+@pytest.mark.parametrize("case", ["row_too_wide", "float64"])
+def test_what_the_template_does_not_serve_is_decomposed(inductor, case):
     """A row of 65536 floats does not fit a PE's local memory four times
-    over: Inductor's looped reduction computes it."""
-    fn = lambda x: F.layer_norm(x, (65536, ))  # noqa: E731
-    x = _randn(2, 65536)
+    over, and float64 wants more than the template's float32 math:
+    Inductor's decomposition computes both."""
+    fn = lambda x: F.layer_norm(x, x.shape[-1:])  # noqa: E731
+    x = _randn(2, 65536) if case == "row_too_wide" else _randn(16, 64, dtype=torch.float64)
     out, stats, _ = _compiled(fn, x)
     torch.testing.assert_close(out, fn(x), rtol=1e-5, atol=1e-5)
     assert stats.kernels and not any(k.name.startswith("triton_tem_") for k in stats.kernels)

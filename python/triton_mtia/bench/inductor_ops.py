@@ -95,6 +95,8 @@ class Result:
     #: scatters by address instead of strided blocks.
     dma_commands: int = 0
     dma_by_address: int = 0
+    #: Simulated time of the op's launches, in microseconds.
+    simulated_us: float = 0.0
     #: Samples that matched eager only within rounding against a float64
     #: reference (counted among the successes).
     within_rounding: int = 0
@@ -246,7 +248,7 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
     from .. import runtime
 
     name = full_name(info)
-    start, launches = time.perf_counter(), runtime.launch_count
+    start, launches, simulated = time.perf_counter(), runtime.launch_count, runtime.simulated_seconds_total
     dma, by_address = runtime.dma_commands_total, runtime.dma_by_address_total
     result = Result(name, "skip", reason="no sample input", dtype=str(dtype).replace("torch.", ""))
     if info.name in UNINITIALIZED:
@@ -288,6 +290,7 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
     elif result.samples:
         result.status, result.reason = ("chip" if cases["chip"] else "host"), ""
     result.launches = runtime.launch_count - launches
+    result.simulated_us = round((runtime.simulated_seconds_total - simulated) * 1e6, 3)
     result.dma_commands = runtime.dma_commands_total - dma
     result.dma_by_address = runtime.dma_by_address_total - by_address
     result.seconds = round(time.perf_counter() - start, 2)

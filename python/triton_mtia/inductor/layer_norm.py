@@ -73,16 +73,21 @@ def _(input, normalized_shape, weight, bias, eps):
     return torch.empty_like(input, memory_format=torch.contiguous_format)
 
 
+#: Input dtypes the template computes in float32.
+_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
 def _padded(n: int) -> int:
     return 1 << max(n - 1, 0).bit_length()
 
 
 def applies(input: torch.Tensor, normalized_shape) -> bool:
     """Whether the template computes this layer norm: on mtia, with the
-    setting on, sizes known at compile time, a floating dtype, and at least
-    one padded row in a PE's local memory."""
+    setting on, sizes known at compile time, a dtype that float32 math
+    serves (not float64), and at least one padded row in a PE's local
+    memory."""
     from .. import settings
-    if not (settings.layer_norm_template and input.is_mtia and input.dtype.is_floating_point):
+    if not (settings.layer_norm_template and input.is_mtia and input.dtype in _DTYPES):
         return False
     sizes = list(input.shape)
     if not all(isinstance(s, int) for s in sizes) or not all(isinstance(s, int) for s in normalized_shape):
