@@ -4,6 +4,7 @@ PyTorch's own OpInfo database (the paper's Table 1 kind of figure).
     python -m triton_mtia.bench.inductor_ops [--json FILE] [--ops add,softmax]
         [--samples 1|all] [--dtype float32[,float16,bfloat16]] [--limit N] [--timeout 180]
         [--max-autotune] [--inductor-config KEY=VALUE] [--resume] [--list]
+    python -m triton_mtia.bench.inductor_ops --compare BEFORE.json AFTER.json
 
 For every OpInfo of `torch.testing._internal.common_methods_invocations.op_db`
 that supports the dtype on CPU, the first `--samples` sample inputs are
@@ -411,6 +412,33 @@ def table1_line(t: dict, what: str) -> str:
             f"{t['inductor_error_frac']:.1%}, misc {t['misc_frac']:.1%} ({t['wrong']} wrong results)")
 
 
+def compare(before: Sequence[Result], after: Sequence[Result]) -> dict:
+    """Two runs of the same ops side by side (say without and with an
+    Inductor setting): over the ops on the chip in both, the geometric
+    mean of the simulated-time ratio after / before, the ops faster and
+    slower by more than 1%, and both runs' wall time."""
+    import math
+    first = {r.op: r for r in before}
+    pairs = [(first[r.op], r) for r in after
+             if r.op in first and r.status == first[r.op].status == "chip"
+             and r.simulated_us > 0 and first[r.op].simulated_us > 0]
+    ratios = {b.op: a.simulated_us / b.simulated_us for b, a in pairs}
+    return {
+        "ops": len(pairs),
+        "geomean_after_over_before": round(math.exp(sum(map(math.log, ratios.values())) / len(ratios)), 4)
+        if ratios else None,
+        "faster": sum(r < 0.99 for r in ratios.values()), "slower": sum(r > 1.01 for r in ratios.values()),
+        "wall_seconds_before": round(sum(r.seconds for r in before), 1),
+        "wall_seconds_after": round(sum(r.seconds for r in after), 1),
+        "ratios": {op: round(r, 4) for op, r in sorted(ratios.items(), key=lambda item: item[1])},
+    }
+
+
+def _results_of(path: str) -> List[Result]:
+    with open(path) as f:
+        return [Result(**r) for d in json.load(f)["by_dtype"].values() for r in d["results"]]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", metavar="FILE", help="write every op with its status and reason to FILE")
@@ -428,6 +456,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                              "(a Python literal; repeatable)")
     parser.add_argument("--resume", action="store_true",
                         help="keep the ops already measured in --json's FILE (same settings), run the rest")
+    parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
+                        help="compare two --json files of the same ops (simulated time, wall time) and exit")
     parser.add_argument("--list", action="store_true", help="list the ops and exit")
     args = parser.parse_args(argv)
     import ast
@@ -435,6 +465,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for item in args.inductor_config:
         key, _, value = item.partition("=")
         patches[key] = ast.literal_eval(value)
+    if args.compare:
+        c = compare(*(_results_of(path) for path in args.compare))
+        print(f"{c['ops']} ops on the chip in both: simulated time after / before, geometric mean "
+              f"{c['geomean_after_over_before']}; {c['faster']} faster, {c['slower']} slower (by over 1%); "
+              f"wall time {c['wall_seconds_before']} s -> {c['wall_seconds_after']} s")
+        ranked = list(c["ratios"].items())
+        for op, ratio in ranked[:5] + ranked[-5:]:
+            print(f"  {ratio:7.3f}  {op}")
+        return 0
     dtypes = [getattr(torch, name) for name in args.dtype.split(",")]
     samples = None if args.samples == "all" else int(args.samples)
     names = args.ops.split(",") if args.ops else None

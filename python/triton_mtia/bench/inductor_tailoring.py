@@ -18,7 +18,9 @@ side by side on the `mtia` device.
   `max_fusion_unique_io_buffers = 15`: kernels and simulated time.
 
 (5.1, strided tiling, is measured over the op-coverage run:
-`python -m triton_mtia.bench.inductor_ops`, bench/README.md.) Figures are
+`python -m triton_mtia.bench.inductor_ops --inductor-config
+triton.prefer_nd_tiling=True` against the default, then `--compare`;
+bench/README.md.) Figures are
 simulated and deterministic; the compile seconds are the host's wall clock.
 """
 

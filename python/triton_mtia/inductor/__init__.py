@@ -22,15 +22,17 @@ only for mtia, and the paper's section-5 tailorings:
 * `is_big_gpu`: Inductor's matmul templates require 68 SMs, a GPU's
   threshold (an RTX 3080) with no meaning for 64 PEs; for mtia it is True,
   so max-autotune's Triton GEMM templates exist;
-* strided tiling (the paper's 5.1): `torch._inductor.config.triton.prefer_nd_tiling`
-  is True where mtia is Inductor's GPU (no CUDA or XPU device): Inductor
-  then tiles a kernel in as many dimensions as its `// d` and `% d` index
-  patterns have, so that loads and stores are N-D blocks, which the
-  compiler makes strided DMAs instead of gathers. Over the op-coverage run
-  (float32, one sample per op) it raises the fraction of DMA commands that
-  are strided blocks from 79.1% to 83.8%, and the ops that gather or
-  scatter by address from 104 to 82 (bench/README.md). Set it False to
-  switch it off;
+* strided tiling (the paper's 5.1) is left to Inductor's default (1-D
+  tiling): `torch._inductor.config.triton.prefer_nd_tiling = True` tiles a
+  kernel in as many dimensions as its `// d` and `% d` index patterns have,
+  so that its loads and stores are N-D blocks, but the compiler already
+  makes such 1-D index math into strided DMAs (index math, docs/compiler.md).
+  Over the op-coverage run (float32, one sample per op, 416 ops on the
+  chip) N-D tiling leaves the simulated time where it was (geometric mean
+  1.01x, 33 ops faster, 34 slower) and makes the run 1.7x longer, in
+  Inductor's sympy matching of the index expressions (a bicubic
+  interpolation compiles in 66 s instead of 4.5 s), so it stays off; set
+  it True to have it (bench/README.md);
 * layer norm (the paper's 5.2): Inductor keeps `aten.native_layer_norm`
   whole for mtia (its decomposition returns NotImplemented for mtia
   inputs), to call a library kernel of Meta's runtime, which here would be
@@ -146,7 +148,6 @@ def _where_mtia_is_the_gpu(module) -> None:
     import torch
     if torch.cuda.is_available() or torch.xpu.is_available():
         return
-    module.triton.prefer_nd_tiling = True
     if module.inductor_choices_class is None:
         from . import heuristics
         module.inductor_choices_class = heuristics.choices_factory
