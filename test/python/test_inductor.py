@@ -323,6 +323,21 @@ def test_opinfo_harness_resumes_from_its_json(inductor, tmp_path, capsys, monkey
         inductor_ops.main(["--ops", "add", "--samples", "2", "--json", str(report), "--resume"])
 
 
+def test_opinfo_harness_compares_two_runs():
+    """`--compare`: the simulated-time ratio of the ops on the chip in both
+    runs, their geometric mean, and the ops faster and slower."""
+    from triton_mtia.bench.inductor_ops import Result, compare
+
+    before = [Result("a", "chip", simulated_us=2.0, seconds=1.0), Result("b", "chip", simulated_us=4.0, seconds=1.0),
+              Result("c", "host", seconds=1.0), Result("d", "chip", simulated_us=1.0)]
+    after = [Result("a", "chip", simulated_us=1.0, seconds=2.0), Result("b", "chip", simulated_us=8.0, seconds=3.0),
+             Result("c", "host"), Result("d", "fail")]
+    c = compare(before, after)
+    assert (c["ops"], c["geomean_after_over_before"], c["faster"], c["slower"]) == (2, 1.0, 1, 1)
+    assert c["ratios"] == {"a": 0.5, "b": 2.0}
+    assert (c["wall_seconds_before"], c["wall_seconds_after"]) == (3.0, 5.0)
+
+
 def test_opinfo_harness_judges_rounding_by_a_float64_reference(inductor):
     """At float16 Inductor's group norm (float32 inside, one rounding) and
     the CPU's eager kernel (rounding at every step) differ beyond
