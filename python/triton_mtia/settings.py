@@ -156,10 +156,12 @@ class Settings:
     vector_loop_fusion: bool = True
     #: How a launch deals its programs to the PEs (paper 4.3.1): "linear"
     #: (PE k runs a contiguous block of program ids), "round_robin" (PE k
-    #: runs k, k+64, ...) or "zigzag" (rounds of 64 dealt forward, then
+    #: runs k, k+64, ...), "zigzag" (rounds of 64 dealt forward, then
     #: backward: balances work that grows with the program id, such as the
-    #: rows of a causal attention). A launch option too
-    #: (``kernel[grid](..., pid_mapping="zigzag")``).
+    #: rows of a causal attention) or "user" (exactly one program per PE,
+    #: program k on PE k in row-major order, for kernels that map their
+    #: work to PEs with ``mtl.get_pe_id``: docs/extensions.md). A launch
+    #: option too (``kernel[grid](..., pid_mapping="zigzag")``).
     pid_mapping: str = "linear"
     #: torch.compile on the mtia device lowers layer norm to the Triton
     #: template of triton_mtia/inductor/layer_norm.py, into which Inductor

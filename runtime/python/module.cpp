@@ -109,7 +109,7 @@ py::dict launch(rt::Simulator &sim, const std::string &soPath, const std::string
   const std::string trace = tracePath.is_none() ? "" : tracePath.cast<std::string>();
   sim::PidMapping mapping = sim::PidMapping::Linear;
   if (!sim::parsePidMapping(pidMapping, mapping))
-    throw py::value_error("pid_mapping must be 'linear', 'round_robin' or 'zigzag', not '" +
+    throw py::value_error("pid_mapping must be 'linear', 'round_robin', 'zigzag' or 'user', not '" +
                           pidMapping + "'");
 
   sim::LaunchSummary s;

@@ -103,3 +103,59 @@ TEST(ProgramMap, ZigzagBalancesWorkThatGrowsWithTheProgramId) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ProgramMap, UserRunsProgramKOnPeK) {
+  EXPECT_EQ(deal(PidMapping::User, 4, 4), (Deal{{0}, {1}, {2}, {3}}));
+  EXPECT_EQ(ProgramMap(PidMapping::User, 64, 64).pesUsed(), 64);
+  sim::PidMapping parsed;
+  ASSERT_TRUE(sim::parsePidMapping("user", parsed));
+  EXPECT_EQ(parsed, PidMapping::User);
+}
+
+/// Each program writes its PE's row and column and the grid's rows and
+/// columns (mtl.get_pe_id, mtl.get_pe_grid_size) to out[4 * pid].
+void peIdKernel(Ctx *c, const Arg *a) {
+  const int64_t pid = programId(c, 0);
+  const int32_t facts[4] = {peId(c, 0), peId(c, 1), peGridSize(c, 0), peGridSize(c, 1)};
+  for (int i = 0; i < 4; ++i) {
+    se(c, SeOp::Copy, 0, DType::I32, shape1(1), immInt(DType::I32, facts[i]));
+    dmaOut(c, 0, DType::I32, a[0].u + uint64_t(4 * pid + i) * 4, box1(1, 1));
+    cbPop(c, 0, 4);
+  }
+}
+
+sim::Config gridOfPes(int64_t rows, int64_t cols) {
+  sim::Config cfg = sim::mtia2iPreset();
+  cfg.pe_rows = rows;
+  cfg.pe_cols = cols;
+  return cfg;
+}
+
+TEST(ProgramMap, UserMappingGivesProgramKThePeIdsOfPeK) {
+  rt::Simulator sim(gridOfPes(2, 3));
+  KernelInfo info = kernelInfo("pe_ids", 1, {64});
+  std::vector<int32_t> out(6 * 4, -1);
+  sim.launch(peIdKernel, info, {6, 1, 1}, {ptrArg(out.data())}, {regionOf(out)}, "", PidMapping::User);
+  for (int32_t k = 0; k < 6; ++k) {
+    const std::vector<int32_t> got(out.begin() + 4 * k, out.begin() + 4 * k + 4);
+    EXPECT_EQ(got, (std::vector<int32_t>{k / 3, k % 3, 2, 3})) << "program " << k;
+  }
+}
+
+TEST(ProgramMap, UserMappingNeedsOneProgramPerPe) {
+  rt::Simulator sim(gridOfPes(2, 3));
+  KernelInfo info = kernelInfo("pe_ids", 1, {64});
+  std::vector<int32_t> out(7 * 4, -1);
+  try {
+    sim.launch(peIdKernel, info, {7, 1, 1}, {ptrArg(out.data())}, {regionOf(out)}, "", PidMapping::User);
+    FAIL() << "a grid of 7 programs ran on 6 PEs with pid_mapping user";
+  } catch (const sim::FaultError &e) {
+    EXPECT_EQ(e.fault().kind, sim::fault_kind::kInvalidLaunch);
+    EXPECT_NE(e.fault().message.find("grid must have 6 programs (2x3 PEs), not 7"), std::string::npos)
+        << e.fault().message;
+  }
+}
+
+} // namespace

@@ -161,5 +161,5 @@ def test_pid_mapping_setting_and_bad_name(gen, monkeypatch):
     monkeypatch.setattr(triton_mtia.settings, "pid_mapping", "zigzag")
     prefix_rows_kernel[(8, )](x, out, BLOCK=16)
     torch.testing.assert_close(out, x.cumsum(0))
-    with pytest.raises(ValueError, match="pid_mapping must be one of linear, round_robin, zigzag"):
+    with pytest.raises(ValueError, match="pid_mapping must be one of linear, round_robin, zigzag, user"):
         prefix_rows_kernel[(8, )](x, out, BLOCK=16, pid_mapping="diagonal")

@@ -40,7 +40,7 @@ BACKEND_NAME = "mtia"
 MTIA_TARGET = GPUTarget(BACKEND_NAME, "mtia2i", 1)
 
 #: The PID-to-PE mappings the simulator implements (program_map.h).
-PID_MAPPINGS = ("linear", "round_robin", "zigzag")
+PID_MAPPINGS = ("linear", "round_robin", "zigzag", "user")
 
 
 @dataclass(frozen=True)
@@ -118,8 +118,8 @@ class MTIAOptions:
     #: `triton_mtia.settings.memory_order`. False only to watch the
     #: simulator's memory-order sanitizer catch what they prevent.
     memory_order: Optional[bool] = None
-    #: How programs are dealt to the PEs: "linear", "round_robin" or
-    #: "zigzag" (settings.pid_mapping has the details); defaulted from
+    #: How programs are dealt to the PEs: "linear", "round_robin",
+    #: "zigzag" or "user" (settings.pid_mapping has the details); defaulted from
     #: `triton_mtia.settings.pid_mapping`. The launcher passes it on.
     pid_mapping: Optional[str] = None
 

@@ -1,5 +1,16 @@
-"""Device-specific language modules of the MTIA backend.
+"""The MTIA backend's language: extensions for kernels, and device-specific
+modules.
 
-`libdevice` replaces `triton.language.extra.libdevice` for kernels compiled
-for MTIA (through `MTIABackend.get_module_map`).
+    import triton_mtia.language as mtl
+
+* `mtl.get_pe_id(axis)`, `mtl.get_pe_grid_size(axis)` (pe.py): the PE a
+  program runs on, for kernels that map their work to PEs
+  (docs/extensions.md). Triton's `tl` namespace is upstream's and stays
+  unmodified, so the spelling is `mtl.`, not `tl.mtia.`.
+* `libdevice` replaces `triton.language.extra.libdevice` for kernels compiled
+  for MTIA (through `MTIABackend.get_module_map`).
 """
+
+from .pe import get_pe_grid_size, get_pe_id
+
+__all__ = ["get_pe_id", "get_pe_grid_size"]

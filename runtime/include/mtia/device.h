@@ -51,7 +51,8 @@ namespace mtia {
 /// 6 appended `replaceFront`.
 /// 7 appended `validBox`.
 /// 8 appended `vecLoop` (and `VecStep`).
-constexpr uint32_t kDeviceAbiVersion = 8;
+/// 9 appended `Ctx::peId` and `Ctx::peGrid`.
+constexpr uint32_t kDeviceAbiVersion = 9;
 
 /// Dimensions of tiles as the SE, vector core, MLU and DPE iterate them.
 constexpr int kMaxRank = 4;
@@ -375,6 +376,10 @@ struct Ctx {
   /// The kernel's source line of the commands it issues next (0: unknown),
   /// kept up to date by generated code so that faults can name it.
   int32_t line;
+  /// The PE running the program: its row and column in the PE grid, and
+  /// the grid's rows and columns (`mtl.get_pe_id`, `mtl.get_pe_grid_size`).
+  int32_t peId[2];
+  int32_t peGrid[2];
 };
 
 /// Static facts about a compiled kernel, exported by its shared object as
@@ -454,6 +459,8 @@ inline Operand immFloat(DType t, double v) {
 
 inline int32_t programId(Ctx *c, int axis) { return c->programId[axis]; }
 inline int32_t numPrograms(Ctx *c, int axis) { return c->numPrograms[axis]; }
+inline int32_t peId(Ctx *c, int axis) { return c->peId[axis]; }
+inline int32_t peGridSize(Ctx *c, int axis) { return c->peGrid[axis]; }
 
 /// Fabric interface: memory -> a new tile at the back of `cb`.
 inline void dmaIn(Ctx *c, int32_t cb, DType t, uint64_t addr, const Box &box,

@@ -74,6 +74,12 @@ void Chip::validate(const LaunchSpec &spec) const {
   for (int64_t g : spec.grid)
     if (g < 1 || g > INT32_MAX)
       launchFault(fault_kind::kInvalidLaunch, "kernel " + name + ": grid dimensions must be in [1, 2^31)");
+  const int64_t programs = spec.grid[0] * spec.grid[1] * spec.grid[2];
+  if (spec.mapping == PidMapping::User && programs != int64_t(cfg_.numPes()))
+    launchFault(fault_kind::kInvalidLaunch,
+                "kernel " + name + ": pid_mapping \"user\" runs one program per PE, so the grid must have " +
+                    std::to_string(cfg_.numPes()) + " programs (" + std::to_string(cfg_.pe_rows) + "x" +
+                    std::to_string(cfg_.pe_cols) + " PEs), not " + std::to_string(programs));
   if (info.numCbs < 0 || info.numCbs > cfg_.max_cbs)
     launchFault(fault_kind::kInvalidLaunch, "kernel " + name + " declares " +
                                                 std::to_string(info.numCbs) + " CBs; a PE has " +

@@ -224,6 +224,11 @@ void Core::begin(const KernelRun &run, const ProgramMap &map, int64_t pe, Cycle 
   ctx_.impl = this;
   for (int i = 0; i < 3; ++i)
     ctx_.numPrograms[i] = run.grid[i];
+  const int32_t cols = int32_t(chip.config().pe_cols);
+  ctx_.peId[0] = int32_t(pe / cols);
+  ctx_.peId[1] = int32_t(pe % cols);
+  ctx_.peGrid[0] = int32_t(chip.config().pe_rows);
+  ctx_.peGrid[1] = cols;
   resumeScheduled_ = true;
   chip.events().schedule(start, this, 0);
 }

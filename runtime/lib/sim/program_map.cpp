@@ -11,12 +11,14 @@ const char *pidMappingName(PidMapping m) {
   case PidMapping::Linear: return "linear";
   case PidMapping::RoundRobin: return "round_robin";
   case PidMapping::Zigzag: return "zigzag";
+  case PidMapping::User: return "user";
   }
   return "?";
 }
 
 bool parsePidMapping(const std::string &name, PidMapping &out) {
-  for (PidMapping m : {PidMapping::Linear, PidMapping::RoundRobin, PidMapping::Zigzag})
+  for (PidMapping m :
+       {PidMapping::Linear, PidMapping::RoundRobin, PidMapping::Zigzag, PidMapping::User})
     if (name == pidMappingName(m)) {
       out = m;
       return true;
@@ -37,7 +39,8 @@ int64_t ProgramMap::count(int64_t pe) const {
 int64_t ProgramMap::pid(int64_t pe, int64_t i) const {
   switch (mode_) {
   case PidMapping::Linear: return pe * block_ + i;
-  case PidMapping::RoundRobin: return i * pes_ + pe;
+  case PidMapping::RoundRobin:
+  case PidMapping::User: return i * pes_ + pe; // User: one program per PE, i == 0
   case PidMapping::Zigzag: return i * pes_ + (i % 2 ? pes_ - 1 - pe : pe);
   }
   return -1;

@@ -96,7 +96,7 @@ static bool nonNegative(Value v, int depth) {
   if (!def || depth > 32)
     return false;
   auto of = [&](unsigned i) { return nonNegative(def->getOperand(i), depth + 1); };
-  if (isa<mtia::ProgramIdOp, arith::ExtUIOp>(def))
+  if (isa<mtia::ProgramIdOp, mtia::PeIdOp, mtia::PeGridSizeOp, arith::ExtUIOp>(def))
     return true;
   if (isa<arith::AddIOp, arith::MulIOp, arith::DivSIOp, arith::RemSIOp,
           arith::MinSIOp>(def))

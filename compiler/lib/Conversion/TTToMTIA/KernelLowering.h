@@ -258,6 +258,9 @@ private:
   // Debug.cpp, While.cpp). `lowerLanguageOp` returns std::nullopt for ops it
   // does not own, so lowerOp can ask it first.
   std::optional<LogicalResult> lowerLanguageOp(Operation *op);
+  /// `mtl.get_pe_id` and `mtl.get_pe_grid_size` (Language.cpp); std::nullopt
+  /// for any other extern function.
+  std::optional<LogicalResult> lowerPeQuery(tt::ExternElementwiseOp ext);
   LogicalResult lowerAtomicRmw(tt::AtomicRMWOp op);
   LogicalResult lowerAtomicCas(tt::AtomicCASOp op);
   LogicalResult lowerCombineReduce(tt::ReduceOp op);

@@ -142,7 +142,7 @@ bool isReservedName(StringRef name) {
       "fence", "floatFromE4m3", "floatFromE5m2", "floatFromFp8", "floatOf",
       "floatRoundedToOdd", "floatToInt", "fp8FromFloat", "gatherIn", "immFloat", "immInt",
       "maximumOf", "maxNumOf", "mayAlias", "minimumOf", "minNumOf", "mluCopy",
-      "numPrograms", "onCore", "printTile",
+      "numPrograms", "onCore", "peGridSize", "peId", "printTile",
       "programId", "reRecv", "reSend", "readFloat", "readInt", "remSigned", "remUnsigned",
       "replaceFront", "roundToE4m3", "roundToE5m2", "scalarCycles", "scatterOut", "se",
       "seGather", "seHistogram", "seIota", "seReduce", "seScan", "shiftLeft",
@@ -447,7 +447,8 @@ LogicalResult CppEmitter::emitOp(Operation &op) {
     return success();
   }
   if (isa<mtia::MTIADialect>(op.getDialect())) {
-    if (!isa<mtia::ProgramIdOp, mtia::NumProgramsOp, mtia::MayAliasOp, mtia::ScalarCyclesOp>(op))
+    if (!isa<mtia::ProgramIdOp, mtia::NumProgramsOp, mtia::PeIdOp, mtia::PeGridSizeOp, mtia::MayAliasOp,
+             mtia::ScalarCyclesOp>(op))
       commandLine(op.getLoc());
     return emitMtia(op);
   }
@@ -659,7 +660,8 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
   // Before replaceFront, which binds to the next command of the same core.
   if (auto cost = dyn_cast<mtia::ScalarCyclesOp>(op))
     issueOn(cost.getCore());
-  else if (!isa<mtia::ProgramIdOp, mtia::NumProgramsOp, mtia::MayAliasOp>(op))
+  else if (!isa<mtia::ProgramIdOp, mtia::NumProgramsOp, mtia::PeIdOp, mtia::PeGridSizeOp,
+                 mtia::MayAliasOp>(op))
     issueOn(op.hasAttr(mtia::kCoreAttr) ? op.getAttrOfType<IntegerAttr>(mtia::kCoreAttr).getInt()
                                         : 0);
   // mtia-replace-front: the command right after pops the front tile of its CB.
@@ -674,6 +676,15 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
   if (auto num = dyn_cast<mtia::NumProgramsOp>(op)) {
     line() << "const int32_t " << declare(num.getResult())
            << " = numPrograms(ctx, " << num.getAxis() << ");\n";
+    return success();
+  }
+  if (auto pe = dyn_cast<mtia::PeIdOp>(op)) {
+    line() << "const int32_t " << declare(pe.getResult()) << " = peId(ctx, " << pe.getAxis() << ");\n";
+    return success();
+  }
+  if (auto grid = dyn_cast<mtia::PeGridSizeOp>(op)) {
+    line() << "const int32_t " << declare(grid.getResult()) << " = peGridSize(ctx, " << grid.getAxis()
+           << ");\n";
     return success();
   }
   // Box{rank, {shape}, {strides}, {valid}[, {begin}]}: begin is printed

@@ -90,3 +90,22 @@ tt.func public @parity(%p: !tt.ptr<i1>, %n: i32) {
   tt.store %p, %e : !tt.ptr<i1>
   tt.return
 }
+
+// -----
+
+tt.func public @pe_id_of_a_runtime_axis(%p: !tt.ptr<i32>, %axis: i32) {
+  // expected-error @+1 {{get_pe_id takes one constant axis, 0 (the PE's row) or 1 (its column)}}
+  %pe = tt.extern_elementwise %axis {libname = "", libpath = "", pure = true, symbol = "__mtia_get_pe_id"} : (i32) -> i32
+  tt.store %p, %pe : !tt.ptr<i32>
+  tt.return
+}
+
+// -----
+
+tt.func public @pe_grid_size_of_axis_two(%p: !tt.ptr<i32>) {
+  %c2 = arith.constant 2 : i32
+  // expected-error @+1 {{get_pe_grid_size takes one constant axis, 0 (the PE's row) or 1 (its column)}}
+  %n = tt.extern_elementwise %c2 {libname = "", libpath = "", pure = true, symbol = "__mtia_get_pe_grid_size"} : (i32) -> i32
+  tt.store %p, %n : !tt.ptr<i32>
+  tt.return
+}

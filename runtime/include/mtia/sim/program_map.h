@@ -22,9 +22,12 @@ namespace mtia::sim {
 ///  - RoundRobin: PE k runs k, k+P, k+2P, ...: every PE busy while n >= P;
 ///  - Zigzag: round r deals P programs, forward (PE k gets r*P + k) on even
 ///    rounds and backward (r*P + P-1-k) on odd ones, so when work grows with
-///    the program id (a causal attention's rows) each PE gets a mix.
-enum class PidMapping : uint8_t { Linear, RoundRobin, Zigzag };
-/// "linear", "round_robin", "zigzag".
+///    the program id (a causal attention's rows) each PE gets a mix;
+///  - User: exactly one program per PE, program k on PE k (row-major), for
+///    kernels that map their work to PEs themselves (`mtl.get_pe_id`); a
+///    grid of another size is an invalid launch (Chip::validate).
+enum class PidMapping : uint8_t { Linear, RoundRobin, Zigzag, User };
+/// "linear", "round_robin", "zigzag", "user".
 const char *pidMappingName(PidMapping m);
 /// The mapping named `name` (as pidMappingName spells it); false if none.
 bool parsePidMapping(const std::string &name, PidMapping &out);

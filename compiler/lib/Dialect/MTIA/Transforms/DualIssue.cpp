@@ -58,7 +58,7 @@ int unitCore(Operation *op) {
 bool isScalarCode(Operation *op) {
   if (isa<arith::ConstantOp>(op))
     return false; // inlined into its uses
-  if (isa<ProgramIdOp, NumProgramsOp, MayAliasOp>(op))
+  if (isa<ProgramIdOp, NumProgramsOp, PeIdOp, PeGridSizeOp, MayAliasOp>(op))
     return true;
   if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return false;

@@ -191,7 +191,7 @@ private:
     }
     if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(def))
       return of(def->getOperand(0));
-    if (isa<MayAliasOp, ProgramIdOp, NumProgramsOp>(def))
+    if (isa<MayAliasOp, ProgramIdOp, NumProgramsOp, PeIdOp, PeGridSizeOp>(def))
       return {};
     // Any other op of integers (a product, a quotient, a select of
     // offsets) is an integer; of pointers, something unknown.

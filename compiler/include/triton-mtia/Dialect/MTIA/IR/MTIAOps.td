@@ -84,6 +84,24 @@ def MTIA_NumProgramsOp : MTIA_Op<"num_programs", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// The PE a program runs on (language extension `mtl.get_pe_id`)
+//===----------------------------------------------------------------------===//
+
+def MTIA_PeIdOp : MTIA_Op<"pe_id", [Pure]> {
+  let summary = "the row (axis 0) or column (axis 1) of the PE running the program";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def MTIA_PeGridSizeOp : MTIA_Op<"pe_grid_size", [Pure]> {
+  let summary = "the PE grid's rows (axis 0) or columns (axis 1)";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
 // Fabric interface (DMA)
 //===----------------------------------------------------------------------===//
 
