@@ -174,6 +174,13 @@ class Settings:
     #: False: Inductor's GPU configs, of which those too large fail with
     #: OutOfResources after their compile.
     fit_mm_configs: bool = True
+    #: Inductor's persistent reductions for mtia (a softmax, row by row)
+    #: take as many rows per program as leave every PE two programs, in a
+    #: tile of at most 2048 elements (inductor/heuristics.py). Off by
+    #: default: 7-9% faster on softmaxes of 300 and 1200 rows of 781, but
+    #: 1-8% slower on 29 small reductions of the op-coverage run
+    #: (bench/README.md); False is Inductor's GPU heuristics.
+    fit_reduction_blocks: bool = False
     #: The content-addressed cache of kernel shared objects
     #: (backend/object_cache.py): two compiles that generate the same C++
     #: share one clang run. Its directory, None for the default

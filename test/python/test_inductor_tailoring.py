@@ -113,11 +113,29 @@ def test_what_the_template_does_not_serve_is_decomposed(inductor, case):
 def test_block_rows_for_64_pes_and_local_memory():
     """Two programs per PE where the rows allow, within 2048 elements; all
     that fit under max-autotune; none when one row does not fit."""
-    assert heuristics.layer_norm_block_rows(256, 1024, max_autotune=False) == [2]
-    assert heuristics.layer_norm_block_rows(8192, 64, max_autotune=False) == [16]
-    assert heuristics.layer_norm_block_rows(64, 4096, max_autotune=False) == [1]
-    assert heuristics.layer_norm_block_rows(64, 4096, max_autotune=True) == [1, 2, 4]
-    assert heuristics.layer_norm_block_rows(4, 1 << 16, max_autotune=True) == []
+    assert heuristics.block_rows(256, 1024, max_autotune=False) == [2]
+    assert heuristics.block_rows(8192, 64, max_autotune=False) == [16]
+    assert heuristics.block_rows(64, 4096, max_autotune=False) == [1]
+    assert heuristics.block_rows(64, 4096, max_autotune=True) == [1, 2, 4]
+    assert heuristics.block_rows(4, 1 << 16, max_autotune=True) == []
+
+
+def test_softmax_rows_per_program_for_64_pes(inductor, monkeypatch):
+    """Switched on, a persistent reduction takes two 781-wide rows per
+    program (150 programs, two per PE) where Inductor's GPU heuristics (the
+    default) take one (300): fewer, fuller programs, and fewer cycles; the
+    same result."""
+    fn = lambda x: torch.softmax(x, -1)  # noqa: E731
+    x = _randn(300, 781)
+    monkeypatch.setattr(triton_mtia.settings, "fit_reduction_blocks", True)
+    out, _, [fitted] = _compiled(fn, x)
+    torch.testing.assert_close(out, fn(x))
+    assert fitted.grid == (150, 1, 1)
+    monkeypatch.setattr(triton_mtia.settings, "fit_reduction_blocks", False)
+    out, _, [inductors] = _compiled(fn, x)
+    torch.testing.assert_close(out, fn(x))
+    assert inductors.grid == (300, 1, 1)
+    assert fitted.cycles < inductors.cycles
 
 
 def test_matmul_configs_fit_a_pe(inductor, monkeypatch):
@@ -164,6 +182,8 @@ def test_choices_key_inductors_caches_by_the_settings(monkeypatch):
     assert triton_mtia.__version__ in before
     monkeypatch.setattr(triton_mtia.settings, "layer_norm_template", False)
     assert heuristics.choices_factory().uuid() != before
+    monkeypatch.setattr(triton_mtia.settings, "fit_reduction_blocks", True)
+    assert "fit_reduction_blocks=True" in heuristics.choices_factory().uuid()
 
 
 def test_tailoring_benchmark_reports_each_part(inductor, monkeypatch):

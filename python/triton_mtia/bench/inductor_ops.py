@@ -3,7 +3,7 @@ PyTorch's own OpInfo database (the paper's Table 1 kind of figure).
 
     python -m triton_mtia.bench.inductor_ops [--json FILE] [--ops add,softmax]
         [--samples 1|all] [--dtype float32[,float16,bfloat16]] [--limit N] [--timeout 180]
-        [--max-autotune] [--inductor-config KEY=VALUE] [--resume] [--list]
+        [--max-autotune] [--inductor-config KEY=VALUE] [--setting KEY=VALUE] [--resume] [--list]
     python -m triton_mtia.bench.inductor_ops --compare BEFORE.json AFTER.json
 
 For every OpInfo of `torch.testing._internal.common_methods_invocations.op_db`
@@ -85,7 +85,9 @@ class Result:
     source: str = ""
     #: Samples compared (that eager PyTorch accepts and that are not random).
     samples: int = 0
-    #: Kernel launches on the simulated chip across the op's samples.
+    #: Kernel launches on the simulated chip across the op's samples that
+    #: matched, each measured by a second call of the compiled function (the
+    #: first also compiles and autotunes, whose benchmark runs launch too).
     launches: int = 0
     seconds: float = 0.0
     dtype: str = "float32"
@@ -96,7 +98,7 @@ class Result:
     #: scatters by address instead of strided blocks.
     dma_commands: int = 0
     dma_by_address: int = 0
-    #: Simulated time of the op's launches, in microseconds.
+    #: Simulated time of those launches, in microseconds.
     simulated_us: float = 0.0
     #: Samples that matched eager only within rounding against a float64
     #: reference (counted among the successes).
@@ -190,10 +192,35 @@ def _within_rounding(fn, args, kwargs, actual: Any, expected: Any) -> bool:
         return False
 
 
-def _run_sample(fn, args, kwargs) -> tuple:
-    """One sample, eager and compiled on the device: its outcome ("chip",
-    "host" or "skip") and whether it matched only within rounding, or the
-    exception. Eager operators on the device run
+@dataclass
+class _Sample:
+    """What one sample came to (see `_run_sample`)."""
+    outcome: str
+    within_rounding: bool = False
+    #: Of a second call of the compiled function, after compiling and
+    #: autotuning (whose benchmark launches the first call includes).
+    launches: int = 0
+    simulated_us: float = 0.0
+    dma_commands: int = 0
+    dma_by_address: int = 0
+
+
+def _steady_state(compiled, args, kwargs, sample: _Sample) -> _Sample:
+    """`sample` with the launches, simulated time and DMAs of one more call
+    of `compiled`."""
+    from .. import runtime
+    dma, by_address = runtime.dma_commands_total, runtime.dma_by_address_total
+    _, ms, sample.launches = runtime.measure(lambda: compiled(*_clone(args), **_clone(kwargs)))
+    sample.simulated_us = ms * 1e3
+    sample.dma_commands = runtime.dma_commands_total - dma
+    sample.dma_by_address = runtime.dma_by_address_total - by_address
+    return sample
+
+
+def _run_sample(fn, args, kwargs) -> _Sample:
+    """One sample, eager and compiled on the device: its outcome ("chip" or
+    "host"), whether it matched only within rounding, and what a second
+    call costs on the chip; or the exception. Eager operators on the device run
     the CPU's kernels (the host fallback) with the device's conventions
     (e.g. batch norm's saved statistics), so eager on the device is the
     reference."""
@@ -210,13 +237,14 @@ def _run_sample(fn, args, kwargs) -> tuple:
         raise _NotASample("random: two eager runs differ") from None
     torch._dynamo.reset()
     launches = runtime.launch_count
-    actual = torch.compile(fn)(*_clone(args), **_clone(kwargs))
+    compiled = torch.compile(fn)
+    actual = compiled(*_clone(args), **_clone(kwargs))
     outcome = "chip" if runtime.launch_count != launches else "host"
     try:
         _compare(actual, expected)
     except AssertionError as mismatch:
         if _within_rounding(fn, args, kwargs, actual, expected):
-            return outcome, True
+            return _steady_state(compiled, args, kwargs, _Sample(outcome, within_rounding=True))
         # Inductor's own semantics may differ from eager's (an empty
         # var_mean's mean is 0, not NaN; a fused softmax rounds otherwise):
         # when Inductor's code for the CPU does not match eager either, the
@@ -235,7 +263,7 @@ def _run_sample(fn, args, kwargs) -> tuple:
             raise mismatch from None
         raise failures.InductorDiffersFromEager(f"Inductor differs from eager, on the CPU too: "
                                        f"{failures.first_line(mismatch)}") from None
-    return outcome, False
+    return _steady_state(compiled, args, kwargs, _Sample(outcome))
 
 
 class _NotASample(Exception):
@@ -246,11 +274,8 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
     """Runs the first `samples` samples (all when None) of one OpInfo, eager
     and compiled, each within `timeout` seconds. The op's status is `fail` if any sample failed (the first
     failure is its reason), else `chip` if any ran on the chip."""
-    from .. import runtime
-
     name = full_name(info)
-    start, launches, simulated = time.perf_counter(), runtime.launch_count, runtime.simulated_seconds_total
-    dma, by_address = runtime.dma_commands_total, runtime.dma_by_address_total
+    start = time.perf_counter()
     result = Result(name, "skip", reason="no sample input", dtype=str(dtype).replace("torch.", ""))
     if info.name in UNINITIALIZED:
         result.reason = "uninitialized memory: nothing to compare"
@@ -269,9 +294,13 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
             break
         try:
             with _time_limit(timeout):
-                outcome, by_rounding = _run_sample(info.op, (sample.input, *sample.args), dict(sample.kwargs))
-            cases[outcome] += 1
-            result.within_rounding += by_rounding
+                measured = _run_sample(info.op, (sample.input, *sample.args), dict(sample.kwargs))
+            cases[measured.outcome] += 1
+            result.within_rounding += measured.within_rounding
+            result.launches += measured.launches
+            result.simulated_us += measured.simulated_us
+            result.dma_commands += measured.dma_commands
+            result.dma_by_address += measured.dma_by_address
         except _NotASample as why:
             cases["skip"] += 1
             result.reason = str(why)
@@ -290,10 +319,7 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
             setattr(result, key, value)
     elif result.samples:
         result.status, result.reason = ("chip" if cases["chip"] else "host"), ""
-    result.launches = runtime.launch_count - launches
-    result.simulated_us = round((runtime.simulated_seconds_total - simulated) * 1e6, 3)
-    result.dma_commands = runtime.dma_commands_total - dma
-    result.dma_by_address = runtime.dma_by_address_total - by_address
+    result.simulated_us = round(result.simulated_us, 3)
     result.seconds = round(time.perf_counter() - start, 2)
     return result
 
@@ -454,6 +480,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--inductor-config", action="append", default=[], metavar="KEY=VALUE",
                         help="patch torch._inductor.config for the run, e.g. triton.prefer_nd_tiling=True "
                              "(a Python literal; repeatable)")
+    parser.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
+                        help="set triton_mtia.settings.KEY for the run, e.g. layer_norm_template=False "
+                             "(a Python literal; repeatable)")
     parser.add_argument("--resume", action="store_true",
                         help="keep the ops already measured in --json's FILE (same settings), run the rest")
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
@@ -483,6 +512,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     import triton_mtia
     triton_mtia.settings.keep_failed_temps = False  # a report: no temporaries left behind
+    for item in args.setting:
+        key, _, value = item.partition("=")
+        if not hasattr(triton_mtia.settings, key):
+            parser.error(f"--setting: triton_mtia.settings has no {key!r}")
+        setattr(triton_mtia.settings, key, ast.literal_eval(value))
     per_dtype, everything = {}, []
     earlier = {}
     if args.resume:
@@ -490,8 +524,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise SystemExit("--resume needs --json FILE of an earlier run")
         with open(args.json) as f:
             before = json.load(f)
-        settings = {"samples": args.samples, "max_autotune": args.max_autotune, "inductor_config": patches}
-        if {key: before.get(key) for key in settings} != settings:
+        settings = {"samples": args.samples, "max_autotune": args.max_autotune, "inductor_config": patches,
+                    "settings": args.setting}
+        # (a file from before --setting existed has no "settings": none were set)
+        if {key: before.get(key, [] if key == "settings" else None) for key in settings} != settings:
             raise SystemExit(f"--resume: {args.json} was measured with other settings")
         earlier = {name: [Result(**r) for r in d["results"]] for name, d in before["by_dtype"].items()}
 
@@ -508,7 +544,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         done = [Result(**r) for d in per_dtype.values() for r in d["results"]]
         with open(args.json + ".part", "w") as f:
             json.dump({"torch": torch.__version__, "device": DEVICE, "dtypes": args.dtype, "samples": args.samples,
-                       "max_autotune": args.max_autotune, "inductor_config": patches, "complete": complete,
+                       "max_autotune": args.max_autotune, "inductor_config": patches, "settings": args.setting,
+                       "complete": complete,
                        "table1": table1(done), "by_dtype": per_dtype}, f, indent=1)
         os.replace(args.json + ".part", args.json)
 

@@ -28,11 +28,11 @@ only for mtia, and the paper's section-5 tailorings:
   so that its loads and stores are N-D blocks, but the compiler already
   makes such 1-D index math into strided DMAs (index math, docs/compiler.md).
   Over the op-coverage run (float32, one sample per op, 416 ops on the
-  chip) N-D tiling leaves the simulated time where it was (geometric mean
-  1.01x, 33 ops faster, 34 slower) and makes the run 1.7x longer, in
-  Inductor's sympy matching of the index expressions (a bicubic
-  interpolation compiles in 66 s instead of 4.5 s), so it stays off; set
-  it True to have it (bench/README.md);
+  chip) N-D tiling makes the kernels 0.7% faster (geometric mean; 39 ops
+  faster, 20 slower) and the run 1.7x to 2.3x longer, in Inductor's sympy
+  matching of the index expressions (a bicubic interpolation compiles in
+  66 s instead of 4.5 s), so it stays off; set it True to have it
+  (bench/README.md);
 * layer norm (the paper's 5.2): Inductor keeps `aten.native_layer_norm`
   whole for mtia (its decomposition returns NotImplemented for mtia
   inputs), to call a library kernel of Meta's runtime, which here would be

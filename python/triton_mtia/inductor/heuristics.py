@@ -11,8 +11,12 @@ section 5.3), where Inductor asks for them:
   PEs idle is slower by the idle share; neither can win the autotuning, so
   it is not compiled at all. `num_warps` means nothing on a PE (one program
   runs on one core), so configs that differ only in it are one config.
-* `layer_norm_block_rows`: the rows per program of the layer-norm template
-  (layer_norm.py).
+* `block_rows`: the rows per program of the layer-norm template
+  (layer_norm.py) and of Inductor's persistent reductions (a softmax
+  row by row), given to Inductor as a fixed config through the choices'
+  `triton_kernel_kwargs` when `settings.fit_reduction_blocks` is on (off by
+  default: over the op-coverage run it costs more than it gains,
+  bench/README.md).
 * `MTIAChoices`, Inductor's `InductorChoices` with a `uuid()` that names
   this package's version and the settings that change what Inductor
   generates, so that Inductor's FX-graph cache (whose key includes the
@@ -43,13 +47,14 @@ from typing import Any, List
 OPERAND_BYTES_PER_ELEMENT = 16
 ACCUMULATOR_BYTES_PER_ELEMENT = 8
 
-#: Float32 tiles of one layer-norm program live at once: the row block, its
-#: centred values, the result, and the result in the output's dtype.
-LAYER_NORM_LIVE_TILES = 4
+#: Float32 tiles of a block of rows live at once in a row kernel: the rows,
+#: their centred (or shifted) values, the result, and the result in the
+#: output's dtype.
+ROW_LIVE_TILES = 4
 
-#: Elements per layer-norm program beyond which a larger block only costs
-#: parallelism: a DMA of 8 KB already runs at the memory's rate.
-LAYER_NORM_TILE_ELEMENTS = 2048
+#: Elements per program of a row kernel beyond which a larger block only
+#: costs parallelism: a DMA of 8 KB already runs at the memory's rate.
+ROW_TILE_ELEMENTS = 2048
 
 
 def chip() -> dict:
@@ -95,23 +100,43 @@ def preprocess_mm_configs(self, m, n, k, configs, has_int8_tensor=False, scale=1
     return self._finalize_mm_configs(kept)
 
 
-def layer_norm_block_rows(rows: int, block_n: int, max_autotune: bool) -> List[int]:
-    """Rows per program of the layer-norm template for `rows` rows padded to
-    `block_n` columns: the candidates whose tiles fit a PE's local memory
-    (all of them under max-autotune, which times them), else one: the most
-    rows that still give every PE two programs (one loading while the other
-    computes) within `LAYER_NORM_TILE_ELEMENTS`. An empty list: not even
-    one row fits."""
+def block_rows(rows: int, block_n: int, max_autotune: bool) -> List[int]:
+    """Rows per program of a kernel that keeps whole rows of `block_n`
+    (padded) columns in local memory: the layer-norm template and Inductor's
+    persistent reductions. The candidates whose tiles fit a PE's local
+    memory (all of them under max-autotune, which times them), else one: the
+    most rows that still give every PE two programs (one loading while the
+    other computes) within `ROW_TILE_ELEMENTS`. An empty list: not even one
+    row fits."""
     props = chip()
     fitting = [r for r in (1, 2, 4, 8, 16)
-               if r * block_n * 4 * LAYER_NORM_LIVE_TILES <= props["max_shared_memory_per_block"]]
+               if r * block_n * 4 * ROW_LIVE_TILES <= props["max_shared_memory_per_block"]]
     if max_autotune or not fitting:
         return fitting
     chosen = 1
     for r in fitting:
-        if math.ceil(rows / r) >= 2 * props["multi_processor_count"] and r * block_n <= LAYER_NORM_TILE_ELEMENTS:
+        if math.ceil(rows / r) >= 2 * props["multi_processor_count"] and r * block_n <= ROW_TILE_ELEMENTS:
             chosen = r
     return [chosen]
+
+
+def persistent_reduction_rows(features, tiling) -> int:
+    """Rows per program (Inductor's XBLOCK) for a persistent reduction that
+    Inductor is about to generate for mtia, by `block_rows`; 0 to leave it
+    to Inductor: sizes not known at compile time, more than one reduction
+    or iteration dimension, a scan, or a reduction Inductor loops over."""
+    from torch._inductor.choices import InductorChoices
+    from torch._inductor.runtime.runtime_utils import next_power_of_2
+
+    if set(tiling) != {"x", "r0_"} or not features.is_reduction() or features.contains_op("scan"):
+        return 0
+    if not all(isinstance(tiling[k], int) or getattr(tiling[k], "is_Integer", False) for k in tiling):
+        return 0
+    if not InductorChoices.should_use_persistent_reduction(features, cooperative_reduction=False):
+        return 0
+    rows, columns = int(tiling["x"]), int(tiling["r0_"])
+    candidates = block_rows(rows, next_power_of_2(columns), max_autotune=False)
+    return candidates[0] if candidates else 0
 
 
 _inductors_preprocess_mm_configs = None
@@ -130,7 +155,7 @@ def settings_fingerprint() -> str:
     Inductor generates for mtia."""
     from .. import __version__, settings
     return (f"triton_mtia-{__version__}-layer_norm_template={settings.layer_norm_template}"
-            f"-fit_mm_configs={settings.fit_mm_configs}")
+            f"-fit_mm_configs={settings.fit_mm_configs}-fit_reduction_blocks={settings.fit_reduction_blocks}")
 
 
 _choices_class = None
@@ -149,6 +174,21 @@ def choices_factory():
 
             def uuid(self) -> str:
                 return settings_fingerprint()
+
+            def triton_kernel_kwargs(self, kernel_cls, features, groups, kernel_kwargs):
+                from torch._inductor.codegen.triton import FixedTritonConfig
+                from torch._inductor.virtualized import V
+
+                from .. import settings
+                kernel_kwargs = super().triton_kernel_kwargs(kernel_cls, features, groups, kernel_kwargs)
+                device = V.graph.get_current_device_or_throw()
+                if (not settings.fit_reduction_blocks or device.type != "mtia" or "fixed_config" in kernel_kwargs
+                        or not groups):
+                    return kernel_kwargs
+                rows = persistent_reduction_rows(features, groups[0] if isinstance(groups, list) else groups)
+                if rows:
+                    kernel_kwargs = dict(kernel_kwargs, fixed_config=FixedTritonConfig({"XBLOCK": rows}))
+                return kernel_kwargs
 
         _choices_class = MTIAChoices
     return _choices_class()

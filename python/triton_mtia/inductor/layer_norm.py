@@ -94,7 +94,7 @@ def applies(input: torch.Tensor, normalized_shape) -> bool:
         return False
     n = math.prod(normalized_shape)
     rows = math.prod(sizes) // n if n else 0
-    return n > 0 and rows > 0 and bool(heuristics.layer_norm_block_rows(rows, _padded(n), max_autotune=True))
+    return n > 0 and rows > 0 and bool(heuristics.block_rows(rows, _padded(n), max_autotune=True))
 
 
 def decompose(native_layer_norm, input, normalized_shape, weight, bias, eps):
@@ -156,7 +156,7 @@ def lower(input, normalized_shape, weight, bias, eps):
     inputs = [as_input(input, [rows, n])] + [as_input(t, [n]) for t in (weight, bias) if t is not None]
     layout = ir.FixedLayout(input.get_device(), input.get_dtype(), [rows, n])
     choices = []
-    for block_rows in heuristics.layer_norm_block_rows(rows, _padded(n), config.max_autotune):
+    for block_rows in heuristics.block_rows(rows, _padded(n), config.max_autotune):
         template = _template(weight is not None, bias is not None, rows % block_rows == 0, n == _padded(n))
         template.maybe_append_choice(choices, input_nodes=inputs, layout=layout, num_stages=1, num_warps=1,
                                      BLOCK_M=block_rows, BLOCK_N=_padded(n), EPS=float(eps))
