@@ -110,6 +110,28 @@ def test_what_the_template_does_not_serve_is_decomposed(inductor, case):
     assert stats.kernels and not any(k.name.startswith("triton_tem_") for k in stats.kernels)
 
 
+def test_a_template_that_cannot_be_generated_falls_back_to_the_operator(inductor, monkeypatch):
+    """Should Inductor refuse every choice of the template, the operator's
+    own eager kernel (PyTorch's layer_norm, on the host) computes it."""
+    from triton_mtia.inductor import layer_norm
+
+    class NoChoice:
+
+        def maybe_append_choice(self, choices, **kwargs):
+            return NotImplementedError("no choice")
+
+    monkeypatch.setattr(layer_norm, "_template", lambda *variant: NoChoice())
+    fn = lambda x: torch.sigmoid(F.layer_norm(x, (64, )))  # noqa: E731
+    x = _randn(16, 64)
+    triton_mtia.device.reset_host_fallbacks()
+    out, stats, _ = _compiled(fn, x)
+    torch.testing.assert_close(out, fn(x), rtol=1e-5, atol=1e-5)
+    assert not any(k.name.startswith("triton_tem_") for k in stats.kernels)
+    # (ATen's layer norm for a device without a kernel of its own is a batch
+    # norm over the rows, which the host fallback runs.)
+    assert triton_mtia.device.host_fallbacks(), "the layer norm ran on the host"
+
+
 def test_block_rows_for_64_pes_and_local_memory():
     """Two programs per PE where the rows allow, within 2048 elements; all
     that fit under max-autotune; none when one row does not fit."""

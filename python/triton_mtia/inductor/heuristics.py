@@ -25,9 +25,9 @@ section 5.3), where Inductor asks for them:
 Fusion is not bounded by the 15 CBs: the compiler shares CBs among tiles
 whose lives overlap (stacking) or reloads tiles (rematerialization), so a
 kernel that fuses more inputs than a PE has CBs compiles and is faster than
-the kernels it would be split into (bench/README.md "Resource-aware fusion":
-a softmax after a chain of 16 to 32 inputs is 8% to 12% slower with
-Inductor's `max_fusion_unique_io_buffers=15`).
+the kernels it would be split into (bench/README.md, "Inductor's section-5
+tailorings": a softmax after a chain of 16 to 32 inputs is 8% to 12%
+slower with Inductor's `max_fusion_unique_io_buffers=15`).
 """
 
 from __future__ import annotations
@@ -181,9 +181,9 @@ def choices_factory():
 
                 from .. import settings
                 kernel_kwargs = super().triton_kernel_kwargs(kernel_cls, features, groups, kernel_kwargs)
-                device = V.graph.get_current_device_or_throw()
-                if (not settings.fit_reduction_blocks or device.type != "mtia" or "fixed_config" in kernel_kwargs
-                        or not groups):
+                if not settings.fit_reduction_blocks or "fixed_config" in kernel_kwargs or not groups:
+                    return kernel_kwargs
+                if V.graph.get_current_device_or_throw().type != "mtia":
                     return kernel_kwargs
                 rows = persistent_reduction_rows(features, groups[0] if isinstance(groups, list) else groups)
                 if rows:

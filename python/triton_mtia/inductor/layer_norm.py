@@ -142,7 +142,7 @@ def lower(input, normalized_shape, weight, bias, eps):
     max-autotune, timed in simulated time), viewed back to the input's
     shape."""
     from torch._inductor import config, ir
-    from torch._inductor.lowering import lowerings
+    from torch._inductor.lowering import fallback_handler, lowerings
     from torch._inductor.select_algorithm import autotune_select_algorithm
 
     view = lowerings[torch.ops.aten.view.default]
@@ -160,6 +160,9 @@ def lower(input, normalized_shape, weight, bias, eps):
         template = _template(weight is not None, bias is not None, rows % block_rows == 0, n == _padded(n))
         template.maybe_append_choice(choices, input_nodes=inputs, layout=layout, num_stages=1, num_warps=1,
                                      BLOCK_M=block_rows, BLOCK_N=_padded(n), EPS=float(eps))
+    if not choices:  # the template could not be generated: the operator itself (its eager kernel)
+        return fallback_handler(torch.ops.triton_mtia.layer_norm.default, add_to_fallback_set=False)(
+            input, normalized_shape, weight, bias, eps)
     node, _ = autotune_select_algorithm("mtia_layer_norm", choices, inputs, layout)
     return view(node, sizes)
 
