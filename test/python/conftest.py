@@ -3,6 +3,9 @@ process-wide; the opt-in behaviour itself is tested in a subprocess).
 `--mtia-off=NAME` runs the tests with the optimization NAME switched off
 (a setting of triton_mtia.settings; test_optimization_switches.py)."""
 
+import gc
+import os
+
 import pytest
 import torch
 
@@ -49,3 +52,20 @@ def on_and_off():
         return on, on_stats, off_stats
 
     return run
+
+
+@pytest.fixture(scope="module")
+def inductor(tmp_path_factory):
+    """torch.compile with a fresh Inductor cache for the module: every
+    kernel is generated and compiled by this run."""
+    cache = str(tmp_path_factory.mktemp("inductor-cache"))
+    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
+    yield
+    # Free the compiled kernels while a driver can still unload them.
+    torch._dynamo.reset()
+    gc.collect()
+    if old is None:
+        os.environ.pop("TORCHINDUCTOR_CACHE_DIR")
+    else:
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = old

@@ -2,7 +2,6 @@
 tensors run as Inductor-generated Triton kernels on the simulator (PyTorch's
 MTIA path, triton_mtia.inductor) and match eager PyTorch on the CPU."""
 
-import gc
 import os
 import subprocess
 import sys
@@ -18,22 +17,6 @@ import triton_mtia
 from triton_mtia import runtime
 
 DEVICE = "mtia"
-
-
-@pytest.fixture(scope="module")
-def inductor(tmp_path_factory):
-    # A fresh cache: every kernel is generated and compiled by this run.
-    cache = str(tmp_path_factory.mktemp("inductor-cache"))
-    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
-    yield
-    # Free the compiled kernels while a driver can still unload them.
-    torch._dynamo.reset()
-    gc.collect()
-    if old is None:
-        os.environ.pop("TORCHINDUCTOR_CACHE_DIR")
-    else:
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
 
 
 def _on_device(value):

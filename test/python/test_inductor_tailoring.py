@@ -3,9 +3,6 @@
 template with its fused epilogue, the matmul configs fitted to a PE, the
 choices' cache key, and the benchmark that measures them."""
 
-import gc
-import os
-
 import pytest
 import torch
 import torch.nn.functional as F
@@ -14,21 +11,6 @@ import triton_mtia
 from triton_mtia.inductor import fusion_stats, heuristics
 
 DEVICE = "mtia"
-
-
-@pytest.fixture(scope="module")
-def inductor(tmp_path_factory):
-    # A fresh cache: every kernel is generated and compiled by this run.
-    cache = str(tmp_path_factory.mktemp("inductor-cache"))
-    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
-    yield
-    torch._dynamo.reset()
-    gc.collect()
-    if old is None:
-        os.environ.pop("TORCHINDUCTOR_CACHE_DIR")
-    else:
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
 
 
 def _randn(*shape, dtype=torch.float32, seed=3):
