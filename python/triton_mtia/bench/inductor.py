@@ -33,7 +33,7 @@ from .. import samples
 DEVICE = "mtia"
 
 
-def _cycles_of(call) -> Dict[str, object]:
+def cycles_of(call) -> Dict[str, object]:
     """Runs `call` once, recording its launches: (output, cycles, kernels)."""
     with triton_mtia.trace() as recording:
         out = call()
@@ -49,12 +49,12 @@ def run_sample(sample, scale: int, seed: int = 0) -> Dict[str, object]:
 
     handwritten = lambda: sample.run_triton(*inputs)[0]  # noqa: E731
     handwritten()  # compile
-    hand = _cycles_of(handwritten)
+    hand = cycles_of(handwritten)
 
     torch._dynamo.reset()
     compiled = torch.compile(sample.run_torch)
     compiled(*inputs)  # compile and autotune
-    ind = _cycles_of(lambda: compiled(*inputs))
+    ind = cycles_of(lambda: compiled(*inputs))
 
     return {
         "sample": sample.name,

@@ -460,9 +460,20 @@ def compare(before: Sequence[Result], after: Sequence[Result]) -> dict:
     }
 
 
+def _results_by_dtype(report: dict) -> Dict[str, List[Result]]:
+    """The results of a --json report, per dtype."""
+    return {name: [Result(**r) for r in d["results"]] for name, d in report["by_dtype"].items()}
+
+
 def _results_of(path: str) -> List[Result]:
     with open(path) as f:
-        return [Result(**r) for d in json.load(f)["by_dtype"].values() for r in d["results"]]
+        return [r for results in _results_by_dtype(json.load(f)).values() for r in results]
+
+
+def _literals(items: Sequence[str]) -> Dict[str, Any]:
+    """{KEY: value} of command-line KEY=VALUE items, each VALUE a Python literal."""
+    import ast
+    return {key: ast.literal_eval(value) for key, _, value in (item.partition("=") for item in items)}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -489,11 +500,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="compare two --json files of the same ops (simulated time, wall time) and exit")
     parser.add_argument("--list", action="store_true", help="list the ops and exit")
     args = parser.parse_args(argv)
-    import ast
-    patches = {}
-    for item in args.inductor_config:
-        key, _, value = item.partition("=")
-        patches[key] = ast.literal_eval(value)
+    patches = _literals(args.inductor_config)
     if args.compare:
         c = compare(*(_results_of(path) for path in args.compare))
         print(f"{c['ops']} ops on the chip in both: simulated time after / before, geometric mean "
@@ -512,13 +519,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     import triton_mtia
     triton_mtia.settings.keep_failed_temps = False  # a report: no temporaries left behind
-    for item in args.setting:
-        key, _, value = item.partition("=")
+    for key, value in _literals(args.setting).items():
         if not hasattr(triton_mtia.settings, key):
             parser.error(f"--setting: triton_mtia.settings has no {key!r}")
-        setattr(triton_mtia.settings, key, ast.literal_eval(value))
-    per_dtype, everything = {}, []
-    earlier = {}
+        setattr(triton_mtia.settings, key, value)
+    by_dtype: Dict[str, List[Result]] = {}
     if args.resume:
         if not args.json or not os.path.exists(args.json):
             raise SystemExit("--resume needs --json FILE of an earlier run")
@@ -529,45 +534,42 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # (a file from before --setting existed has no "settings": none were set)
         if {key: before.get(key, [] if key == "settings" else None) for key in settings} != settings:
             raise SystemExit(f"--resume: {args.json} was measured with other settings")
-        earlier = {name: [Result(**r) for r in d["results"]] for name, d in before["by_dtype"].items()}
-
-    def measured(name: str, results: Sequence[Result]) -> None:
-        per_dtype[name] = {"coverage": coverage(results), "table1": table1(results),
-                           "results": [asdict(r) for r in results]}
-
-    for name, results in earlier.items():
-        measured(name, results)
+        by_dtype = _results_by_dtype(before)
+    earlier = dict(by_dtype)
 
     def write_json(complete: bool) -> None:
         if not args.json:
             return
-        done = [Result(**r) for d in per_dtype.values() for r in d["results"]]
+        per_dtype = {name: {"coverage": coverage(results), "table1": table1(results),
+                            "results": [asdict(r) for r in results]} for name, results in by_dtype.items()}
+        everything = [r for results in by_dtype.values() for r in results]
         with open(args.json + ".part", "w") as f:
             json.dump({"torch": torch.__version__, "device": DEVICE, "dtypes": args.dtype, "samples": args.samples,
                        "max_autotune": args.max_autotune, "inductor_config": patches, "settings": args.setting,
                        "complete": complete,
-                       "table1": table1(done), "by_dtype": per_dtype}, f, indent=1)
+                       "table1": table1(everything), "by_dtype": per_dtype}, f, indent=1)
         os.replace(args.json + ".part", args.json)
 
     for dtype in dtypes:
         name = str(dtype).replace("torch.", "")
 
         def so_far(results, name=name):
-            measured(name, results)
+            by_dtype[name] = list(results)
             write_json(complete=False)
 
         results = run(names, samples=samples, dtype=dtype, limit=args.limit, timeout=args.timeout,
                       max_autotune=args.max_autotune, config_patches=patches, on_result=so_far,
                       done=earlier.get(name, ()))
         print(f"== {name}\n{summary(results)}")
-        measured(name, results)
-        everything += results
+        by_dtype[name] = results
     if len(dtypes) > 1:
+        everything = [r for dtype in dtypes for r in by_dtype[str(dtype).replace("torch.", "")]]
         print("== all dtypes: " + table1_line(table1(everything), "cases:"))
     write_json(complete=True)
     if args.json:
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -9,7 +9,7 @@ PyTorch 2.13 carries an Inductor path for the `mtia` device: GPU-style
 Triton code generation (`TritonScheduling`, `PythonWrapperMtia`), kernels
 compiled for `GPUTarget("mtia", ...)` and launched through Triton's active
 driver, which is ours (backend/driver.py). With the device registered
-(device.py) it runs as it is, except for four GPU assumptions that this
+(device.py) it runs as it is, except for three GPU assumptions that this
 module adjusts for the simulated chip, each where Inductor defines it and
 only for mtia, and the paper's section-5 tailorings:
 
