@@ -70,3 +70,127 @@ def test_axis_must_be_a_constant_0_or_1():
 def test_outside_a_kernel_the_error_says_what_the_function_is():
     with pytest.raises(RuntimeError, match="mtl.get_pe_id is a language extension of the MTIA backend"):
         mtl.get_pe_id(0)
+
+
+# --- mtl.re_reduce: reductions over the reduction network -------------------
+
+
+@triton.jit
+def chain_reduce(x_ptr, out_ptr, OP: tl.constexpr, AXIS: tl.constexpr, GROUP: tl.constexpr, N: tl.constexpr):
+    """Each PE loads its row of x (PE k: row k) and reduces it over chains of
+    GROUP PEs along AXIS; every PE stores what it gets back."""
+    row = mtl.get_pe_id(0)
+    col = mtl.get_pe_id(1)
+    pe = row * mtl.get_pe_grid_size(1) + col
+    along = row if AXIS == 0 else col
+    offs = tl.arange(0, N)
+    values = tl.load(x_ptr + pe * N + offs)
+    out = mtl.re_reduce(OP, values, along % GROUP == 0, along % GROUP == GROUP - 1, axis=AXIS)
+    tl.store(out_ptr + pe * N + offs, out)
+
+
+def _chain_reference(x, op, axis, group):
+    """What each PE gets back: its chain's values up to itself, combined one
+    PE after the other and rounded to the values' type at every step (as
+    the RE does)."""
+    combine = {"add": torch.add, "max": torch.maximum, "min": torch.minimum}[op]
+    grid = x.view(8, 8, -1)
+    out = torch.empty_like(grid)
+    for r in range(8):
+        for c in range(8):
+            along = r if axis == 0 else c
+            prev = (r - 1, c) if axis == 0 else (r, c - 1)
+            out[r, c] = grid[r, c] if along % group == 0 else combine(out[prev], grid[r, c])
+    return out.view(x.shape)
+
+
+@pytest.mark.parametrize("op, axis, group, dtype", [
+    ("add", 0, 8, torch.float32),  # the paper's listing: down whole PE columns
+    ("add", 1, 4, torch.float16),  # along rows, two chains of 4 per row
+    ("max", 0, 2, torch.int32),
+    ("min", 1, 8, torch.bfloat16),
+])
+def test_re_reduce_gives_each_pe_its_chain_up_to_itself(op, axis, group, dtype):
+    gen = torch.Generator().manual_seed(1)
+    x = (torch.randn(64, 128, generator=gen) * 100).to(dtype)
+    out = torch.empty_like(x)
+    chain_reduce[(64, )](x, out, OP=op, AXIS=axis, GROUP=group, N=128, pid_mapping="user")
+    torch.testing.assert_close(out, _chain_reference(x, op, axis, group), rtol=0, atol=0)
+    assert triton_mtia.last_launch().stats["units"]["re"]["commands"] > 0
+
+
+@triton.jit
+def bottom_row_sum(x_ptr, out_ptr, N: tl.constexpr):
+    """The paper's listing: a column sum; only the bottom PE stores."""
+    row = mtl.get_pe_id(0)
+    col = mtl.get_pe_id(1)
+    offs = tl.arange(0, N)
+    values = tl.load(x_ptr + (row * 8 + col) * N + offs)
+    is_top_pe = mtl.get_pe_id(0) == 0
+    is_bottom_pe = mtl.get_pe_id(0) == mtl.get_pe_grid_size(0) - 1
+    output = mtl.re_reduce("add", values, is_top_pe, is_bottom_pe)
+    if is_bottom_pe:
+        tl.store(out_ptr + col * N + offs, output)
+
+
+def test_re_reduce_the_papers_listing():
+    x = torch.randn(64, 256, generator=torch.Generator().manual_seed(2))
+    out = torch.zeros(8, 256)
+    bottom_row_sum[(64, )](x, out, N=256, pid_mapping="user")
+    torch.testing.assert_close(out, x.view(8, 8, 256).sum(0), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("variant", ["re", "atomic", "two_pass"])
+def test_split_k_gemm_matches_torch(variant):
+    """The split-K GEMM sample: partial tiles added over the RE, by atomics,
+    or by a second pass; M, N and K not multiples of the blocks."""
+    from triton_mtia.samples import splitk
+    gen = torch.Generator().manual_seed(3)
+    a = torch.randn(40, 1000, generator=gen).half()
+    b = torch.randn(1000, 300, generator=gen).half()
+    c = getattr(splitk, f"splitk_{variant}")(a, b, block=(32, 32, 32))
+    torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-4, atol=1e-3)
+
+
+@triton.jit
+def re_reduce_misuse(x_ptr, out_ptr, HOW: tl.constexpr):
+    offs = tl.arange(0, 16)
+    values = tl.load(x_ptr + offs)
+    row = mtl.get_pe_id(0)
+    if HOW == "op":
+        out = mtl.re_reduce("mul", values, row == 0, row == 7)
+    elif HOW == "flags":
+        out = mtl.re_reduce("add", values, offs == 0, row == 7)
+    elif HOW == "dtype":
+        out = mtl.re_reduce("add", values.to(tl.float64), row == 0, row == 7).to(tl.float32)
+    elif HOW == "no_first":
+        out = mtl.re_reduce("add", values, False, row == 7)
+    else:
+        out = mtl.re_reduce("add", values, row == 0, row == 7)
+    tl.store(out_ptr + offs, out)
+
+
+@pytest.mark.parametrize("how, message", [
+    ("op", "op must be one of 'add', 'max', 'min', not 'mul'"),
+    ("flags", "is_first must be a scalar condition \\(one per PE\\), not a tensor of shape \\[16\\]"),
+    ("dtype", "the RE combines float32, float16, bfloat16 and integers of up to 32 bits, not fp64"),
+])
+def test_re_reduce_misuse_is_an_error_at_the_call(how, message):
+    x, out = torch.zeros(16), torch.zeros(16)
+    with pytest.raises(triton.CompilationError, match=message) as bad:
+        re_reduce_misuse[(64, )](x, out, HOW=how, pid_mapping="user")
+    assert "mtl.re_reduce(" in str(bad.value)  # the kernel's source line
+
+
+def test_re_reduce_needs_one_program_per_pe():
+    x, out = torch.zeros(16), torch.zeros(16)
+    with pytest.raises(triton.CompilationError, match='launch with pid_mapping="user"'):
+        re_reduce_misuse[(64, )](x, out, HOW="ok", pid_mapping="linear")
+
+
+def test_re_reduce_without_a_first_pe_is_a_fault_not_a_hang():
+    """Every PE waits for a tile from the north: the top row has no north
+    neighbour, which the simulator reports at the command."""
+    x, out = torch.zeros(16), torch.zeros(16)
+    with pytest.raises(triton_mtia.KernelFault, match="no north neighbour"):
+        re_reduce_misuse[(64, )](x, out, HOW="no_first", pid_mapping="user")

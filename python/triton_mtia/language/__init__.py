@@ -7,10 +7,13 @@ modules.
   program runs on, for kernels that map their work to PEs
   (docs/extensions.md). Triton's `tl` namespace is upstream's and stays
   unmodified, so the spelling is `mtl.`, not `tl.mtia.`.
+* `mtl.re_reduce(op, values, is_first, is_last, axis=0)` (network.py): a
+  reduction over a chain of PEs on the reduction network.
 * `libdevice` replaces `triton.language.extra.libdevice` for kernels compiled
   for MTIA (through `MTIABackend.get_module_map`).
 """
 
+from .network import re_reduce
 from .pe import get_pe_grid_size, get_pe_id
 
-__all__ = ["get_pe_id", "get_pe_grid_size"]
+__all__ = ["get_pe_id", "get_pe_grid_size", "re_reduce"]

@@ -9,6 +9,7 @@
 #include "KernelLowering.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::triton_mtia;
@@ -38,10 +39,75 @@ std::optional<LogicalResult> KernelLowering::lowerPeQuery(tt::ExternElementwiseO
   return success();
 }
 
+/// `mtl.re_reduce(op, values, is_first, is_last, axis)`
+/// (python/triton_mtia/language/re.py): `__mtia_re_reduce_<op>_<axis>` on
+/// the values and the two flags, not pure.
+static constexpr llvm::StringLiteral kReReducePrefix = "__mtia_re_reduce_";
+
+/// A chain over the reduction network, in three commands: the first PE
+/// sends its own tile at once; every PE appends its partial result (its own
+/// tile on the first, the arriving partial combined with its own on the
+/// others) to the result's CB; every PE but the first and the last forwards
+/// that partial. The values are made dense and the commands are 1-D (the
+/// RE moves bytes; any shape is the same tile).
+std::optional<LogicalResult> KernelLowering::lowerReReduce(tt::ExternElementwiseOp ext) {
+  StringRef symbol = ext.getSymbol();
+  if (!symbol.consume_front(kReReducePrefix))
+    return std::nullopt;
+  auto [opName, axisName] = symbol.rsplit('_');
+  StringRef kind = llvm::StringSwitch<StringRef>(opName)
+                       .Case("add", "Sum")
+                       .Case("max", "Max")
+                       .Case("min", "Min")
+                       .Default("");
+  if (kind.empty() || (axisName != "0" && axisName != "1") || ext.getSrcs().size() != 3)
+    return ext.emitError() << "re_reduce: unknown reduction '" << ext.getSymbol()
+                           << "' (add, max or min, over axis 0 or 1)";
+  auto type = dyn_cast<RankedTensorType>(ext.getType());
+  if (!type || ext.getSrcs()[0].getType() != type ||
+      isa<RankedTensorType>(ext.getSrcs()[1].getType()) ||
+      isa<RankedTensorType>(ext.getSrcs()[2].getType()))
+    return ext.emitError() << "re_reduce takes a tensor of values and two scalar flags";
+  Location loc = ext.getLoc();
+  FailureOr<Lowered> values = tensor(ext.getSrcs()[0]);
+  if (failed(values))
+    return failure();
+  Value isFirst = scalar(ext.getSrcs()[1]), isLast = scalar(ext.getSrcs()[2]);
+  if (!isFirst || !isLast)
+    return failure();
+
+  Type elemType = tileElementType(type);
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> flat = {numElements(shape)};
+  SmallVector<std::pair<int64_t, int64_t>> temps;
+  int64_t valuesCb = denseCb(*values, elemType, shape, loc, temps);
+  auto dense = [&](int64_t cb) {
+    return mtia::ViewAttr::get(b.getContext(), cb, elemType, 0, ArrayRef<int64_t>{1});
+  };
+  // axis 0: down a PE column (north to south); 1: along a row (west to east).
+  StringRef direction = axisName == "0" ? "south" : "east";
+  Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
+  Value forwards = arith::XOrIOp::create(b, loc, isLast, yes);
+  Value firstSends = arith::AndIOp::create(b, loc, isFirst, forwards);
+  Value middleSends =
+      arith::AndIOp::create(b, loc, arith::XOrIOp::create(b, loc, isFirst, yes), forwards);
+
+  mtia::ReSendOp::create(b, loc, firstSends, direction, elemType, flat, dense(valuesCb));
+  int64_t cb = newTile(ext.getResult(), elemType, shape, loc);
+  mtia::ReRecvOp::create(b, loc, isFirst, kind, direction, cb, elemType, flat, dense(valuesCb));
+  mtia::ReSendOp::create(b, loc, middleSends, direction, elemType, flat, dense(cb));
+  for (auto [tmp, bytes] : temps)
+    mtia::CbPopOp::create(b, loc, tmp, bytes);
+  return success();
+}
+
 std::optional<LogicalResult> KernelLowering::lowerLanguageOp(Operation *op) {
-  if (auto ext = dyn_cast<tt::ExternElementwiseOp>(op))
+  if (auto ext = dyn_cast<tt::ExternElementwiseOp>(op)) {
     if (std::optional<LogicalResult> lowered = lowerPeQuery(ext))
       return lowered;
+    if (std::optional<LogicalResult> lowered = lowerReReduce(ext))
+      return lowered;
+  }
   if (auto w = dyn_cast<scf::WhileOp>(op))
     return lowerWhile(w);
   if (auto rmw = dyn_cast<tt::AtomicRMWOp>(op))

@@ -788,6 +788,27 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
            << ", " << viewLiteral(mlu.getSrc()) << ");\n";
     return success();
   }
+  if (auto recv = dyn_cast<mtia::ReRecvOp>(op)) {
+    // The chain's first PE starts it with its own tile; every other PE
+    // combines its tile with what arrives from the chain's side.
+    line() << "if (" << name(recv.getFirst()) << ")\n";
+    line() << "  mluCopy(ctx, /*dst=*/" << recv.getCb() << ", " << dtypeName(recv.getElemType())
+           << ", " << shapeLiteral(recv.getShape()) << ", " << viewLiteral(recv.getSrc())
+           << ");\n";
+    line() << "else\n";
+    line() << "  reRecv(ctx, ReduceOp::" << recv.getKind() << ", /*dst=*/" << recv.getCb() << ", "
+           << dtypeName(recv.getElemType()) << ", " << shapeLiteral(recv.getShape()) << ", "
+           << viewLiteral(recv.getSrc()) << ", ReDir::"
+           << (recv.getDirection() == "south" ? "North" : "West") << ");\n";
+    return success();
+  }
+  if (auto send = dyn_cast<mtia::ReSendOp>(op)) {
+    line() << "if (" << name(send.getEnable()) << ")\n";
+    line() << "  reSend(ctx, ReDir::" << (send.getDirection() == "south" ? "South" : "East")
+           << ", " << dtypeName(send.getElemType()) << ", " << shapeLiteral(send.getShape())
+           << ", " << viewLiteral(send.getSrc()) << ");\n";
+    return success();
+  }
   if (auto scan = dyn_cast<mtia::SeScanOp>(op)) {
     line() << "seScan(ctx, ReduceOp::" << scan.getKind() << ", /*dst=*/"
            << scan.getCb() << ", " << dtypeName(scan.getElemType()) << ", "

@@ -109,3 +109,22 @@ tt.func public @pe_grid_size_of_axis_two(%p: !tt.ptr<i32>) {
   tt.store %p, %n : !tt.ptr<i32>
   tt.return
 }
+
+// -----
+
+tt.func public @re_reduce_by_product(%p: !tt.ptr<f32>, %first: i1, %last: i1) {
+  %v = arith.constant dense<1.0> : tensor<16xf32>
+  // expected-error @+1 {{re_reduce: unknown reduction '__mtia_re_reduce_mul_0' (add, max or min, over axis 0 or 1)}}
+  %r = tt.extern_elementwise %v, %first, %last {libname = "", libpath = "", pure = false, symbol = "__mtia_re_reduce_mul_0"} : (tensor<16xf32>, i1, i1) -> tensor<16xf32>
+  tt.return
+}
+
+// -----
+
+tt.func public @re_reduce_of_tensor_flags(%p: !tt.ptr<f32>, %f: i1, %last: i1) {
+  %v = arith.constant dense<1.0> : tensor<16xf32>
+  %first = tt.splat %f : i1 -> tensor<16xi1>
+  // expected-error @+1 {{re_reduce takes a tensor of values and two scalar flags}}
+  %r = tt.extern_elementwise %v, %first, %last {libname = "", libpath = "", pure = false, symbol = "__mtia_re_reduce_add_0"} : (tensor<16xf32>, tensor<16xi1>, i1) -> tensor<16xf32>
+  tt.return
+}

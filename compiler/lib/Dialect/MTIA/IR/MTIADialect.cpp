@@ -319,5 +319,25 @@ LogicalResult SeReduceOp::verify() {
   return success();
 }
 
+/// The reduction network's directions a chain may flow (down a PE column,
+/// along a PE row): the ends of a chain are at the north or west edge.
+static bool isReDirection(StringRef direction) {
+  return direction == "south" || direction == "east";
+}
+
+LogicalResult ReRecvOp::verify() {
+  if (!isReDirection(getDirection()))
+    return emitOpError("direction must be \"south\" or \"east\", not \"") << getDirection() << "\"";
+  if (getKind() != "Sum" && getKind() != "Max" && getKind() != "Min")
+    return emitOpError("kind must be Sum, Max or Min, not ") << getKind();
+  return success();
+}
+
+LogicalResult ReSendOp::verify() {
+  if (!isReDirection(getDirection()))
+    return emitOpError("direction must be \"south\" or \"east\", not \"") << getDirection() << "\"";
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "triton-mtia/Dialect/MTIA/IR/MTIAOps.cpp.inc"

@@ -47,6 +47,22 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 }
 
 //===----------------------------------------------------------------------===//
+// ExternElementwiseOp
+//===----------------------------------------------------------------------===//
+
+void ExternElementwiseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(), SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
+}
+
+Speculation::Speculatability ExternElementwiseOp::getSpeculatability() {
+  return getPure() ? Speculation::Speculatable : Speculation::NotSpeculatable;
+}
+
+//===----------------------------------------------------------------------===//
 // Verifiers
 //===----------------------------------------------------------------------===//
 

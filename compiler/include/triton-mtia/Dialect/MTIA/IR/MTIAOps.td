@@ -327,6 +327,43 @@ def MTIA_SeGatherOp : MTIA_Op<"se_gather"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Reduction engine (language extension `mtl.re_reduce`)
+//===----------------------------------------------------------------------===//
+
+def MTIA_ReRecvOp : MTIA_Op<"re_recv"> {
+  let summary = "the next partial result of a chain over the reduction network, appended to `cb`";
+  let description = [{
+    One link of a reduction chain along a line of PEs, which flows
+    `direction` ("south": down a PE column, "east": along a PE row). When
+    `first` is true this PE starts the chain and the result is a copy of
+    `src` (on the MLU); otherwise it is the tile that arrives from the
+    neighbour the chain comes from (north, west), combined element by
+    element with `src` by `kind` (Sum, Max or Min) on the RE. Either way a
+    dense tile of `shape` is appended to `cb`. The RE waits until the tile
+    has arrived (device.h reRecv).
+  }];
+  let arguments = (ins I1:$first, StrAttr:$kind, StrAttr:$direction, I64Attr:$cb,
+                       TypeAttr:$elemType, DenseI64ArrayAttr:$shape, MTIA_ViewAttr:$src);
+  let assemblyFormat = "$kind $direction `first` `(` $first `)` attr-dict";
+  let hasVerifier = 1;
+}
+
+def MTIA_ReSendOp : MTIA_Op<"re_send"> {
+  let summary = "when `enable`, sends a tile to the next PE of a reduction chain";
+  let description = [{
+    When `enable` is true, the RE forwards the tile `src` (of `shape`) to
+    the neighbour in `direction` ("south" or "east"), where the next
+    `mtia.re_recv` of the chain takes it (device.h reSend); otherwise it
+    does nothing. `src` is read either way as far as CBs are concerned: it
+    is popped after this op.
+  }];
+  let arguments = (ins I1:$enable, StrAttr:$direction, TypeAttr:$elemType,
+                       DenseI64ArrayAttr:$shape, MTIA_ViewAttr:$src);
+  let assemblyFormat = "$direction `enable` `(` $enable `)` attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Atomics (fabric interface, memory-side)
 //===----------------------------------------------------------------------===//
 

@@ -356,8 +356,17 @@ def TT_GatherOp : TT_Op<"gather", [Pure]> {
   }];
 }
 
-def TT_ExternElementwiseOp : TT_Op<"extern_elementwise", [Pure]> {
+def TT_ExternElementwiseOp : TT_Op<"extern_elementwise", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
   let summary = "call of a library function per element (libdevice)";
+  let description = [{
+    Pure when `pure` is set (libdevice's math). Otherwise the call has
+    effects the compiler must keep, in program order and exactly once: the
+    language extensions' cross-PE communication (`__mtia_re_reduce_*`) is
+    such a call, and erasing, duplicating or moving it would change what
+    the other PEs receive.
+  }];
   let arguments = (ins Variadic<AnyType>:$srcs, StrAttr:$libname, StrAttr:$libpath,
                        StrAttr:$symbol, BoolAttr:$pure);
   let results = (outs AnyType:$result);
