@@ -1,0 +1,114 @@
+"""The MTIA language extensions against portable Triton, in simulated cycles.
+
+    python -m triton_mtia.bench.extensions --json extensions.json
+
+Split-K GEMM (`triton_mtia.samples.splitk`, fp16 A and B, fp32 C) for small
+M and long K, where C has too few tiles to keep 64 PEs busy. Four ways, the
+same blocks, side by side in one process on the same chip model:
+
+* re: K split over the 8 PEs of each PE column, the partial tiles added
+  down the column by `mtl.re_reduce` over the reduction network;
+* atomic: K split 8 ways, each part `tl.atomic_add`ed into a zeroed C;
+* two_pass: K split 8 ways, the parts stored, then summed by a second
+  kernel (both launches counted);
+* no_split: the GPU-style tiled matmul of `triton_mtia.samples.matmul`,
+  one program per C tile.
+
+Two placements, as in `bench.matmul`: `cold`, the operands in LPDDR and the
+SRAM cache empty (a fresh chip model for each kernel); `warm`, the second
+of two launches on a chip that keeps its SRAM. Figures are simulated cycles
+(timing-only: a functional check of every kernel on a small odd shape comes
+first), the fraction of the DPE peak (1024 fp16 MAC/cycle/PE over 64 PEs),
+and each portable kernel's cycles over the RE kernel's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Callable, Dict, List
+
+import torch
+
+from .. import runtime
+from ..samples import splitk
+from ..samples.matmul import matmul
+from .inductor import cycles_of
+
+#: (M, N, K): recommendation- and generation-style small-M GEMMs.
+SHAPES = [(32, 512, 4096), (32, 1024, 8192), (64, 512, 8192), (128, 512, 4096)]
+BLOCK = (32, 64, 64)
+
+VARIANTS: Dict[str, Callable] = {
+    "re": lambda a, b: splitk.splitk_re(a, b, block=BLOCK),
+    "atomic": lambda a, b: splitk.splitk_atomic(a, b, block=BLOCK),
+    "two_pass": lambda a, b: splitk.splitk_two_pass(a, b, block=BLOCK),
+    "no_split": lambda a, b: matmul(a, b, out_dtype=torch.float32, block=BLOCK),
+}
+
+
+def check(gen: torch.Generator) -> Dict[str, float]:
+    """Max |error| of each variant against float64, at a shape with tails."""
+    a = torch.randn(40, 1000, generator=gen).half()
+    b = torch.randn(1000, 300, generator=gen).half()
+    expected = a.double() @ b.double()
+    return {name: float((run(a, b).double() - expected).abs().max()) for name, run in VARIANTS.items()}
+
+
+def cycles(run: Callable, M: int, N: int, K: int) -> Dict[str, int]:
+    """Cycles of the cold (first) and warm (second) call on a fresh chip."""
+    runtime.configure(timing_only=1, keep_sram_warm=1)
+    a = torch.empty(M, K, dtype=torch.float16)
+    b = torch.empty(K, N, dtype=torch.float16)
+    try:
+        return {placement: cycles_of(lambda: run(a, b))["cycles"] for placement in ("cold", "warm")}
+    finally:
+        runtime.configure()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--json", help="write the figures to this file")
+    args = ap.parse_args(argv)
+
+    cfg = runtime.presets()["mtia2i"]
+    peak = cfg["dpe_fp16_macs_per_cycle"] * cfg["pe_rows"] * cfg["pe_cols"]
+    errors = check(torch.Generator().manual_seed(0))
+    print("functional check, max |error| vs float64 at 40x300x1000: " +
+          ", ".join(f"{name} {err:.1e}" for name, err in errors.items()))
+    rows: List[dict] = []
+    names = list(VARIANTS)
+    print(f"{'shape':>15} {'placement':>9} " + " ".join(f"{n:>9}" for n in names) + f" {'re %pk':>7} " +
+          " ".join(f"{n + '/re':>12}" for n in names[1:]))
+    for i, (M, N, K) in enumerate(SHAPES):
+        print(f"  [{i + 1}/{len(SHAPES)}] {M}x{N}x{K} ...", file=sys.stderr, flush=True)
+        measured = {name: cycles(run, M, N, K) for name, run in VARIANTS.items()}
+        for placement in ("cold", "warm"):
+            row = {"M": M, "N": N, "K": K, "block": list(BLOCK), "placement": placement,
+                   "cycles": {name: measured[name][placement] for name in names}}
+            row["re_peak_frac"] = M * N * K / peak / row["cycles"]["re"]
+            row["over_re"] = {name: row["cycles"][name] / row["cycles"]["re"] for name in names[1:]}
+            rows.append(row)
+            print(f"{f'{M}x{N}x{K}':>15} {placement:>9} " + " ".join(f"{row['cycles'][n]:>9}" for n in names) +
+                  f" {100 * row['re_peak_frac']:>6.1f}% " + " ".join(f"{row['over_re'][n]:>12.2f}" for n in names[1:]))
+    geomean = {
+        placement: {
+            name: math.exp(sum(math.log(r["over_re"][name]) for r in rows if r["placement"] == placement) /
+                           len(SHAPES))
+            for name in names[1:]
+        }
+        for placement in ("cold", "warm")
+    }
+    for placement, ratios in geomean.items():
+        print(f"geomean {placement}: " + ", ".join(f"{name}/re {ratio:.2f}" for name, ratio in ratios.items()))
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps({"errors": errors, "rows": rows, "geomean_over_re": geomean}, indent=2) + "\n")
+    return 0 if max(errors.values()) < 1e-2 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
