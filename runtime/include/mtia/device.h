@@ -52,7 +52,8 @@ namespace mtia {
 /// 7 appended `validBox`.
 /// 8 appended `vecLoop` (and `VecStep`).
 /// 9 appended `Ctx::peId` and `Ctx::peGrid`.
-constexpr uint32_t kDeviceAbiVersion = 9;
+/// 10 appended `nocBroadcast` and `nocRecv`.
+constexpr uint32_t kDeviceAbiVersion = 10;
 
 /// Dimensions of tiles as the SE, vector core, MLU and DPE iterate them.
 constexpr int kMaxRank = 4;
@@ -365,6 +366,27 @@ struct DeviceOps {
   /// vecs takes 2n cycles per strip, their loop max(2, n).
   void (*vecLoop)(Ctx *, int32_t dstCb, const Shape *, const Operand *inputs,
                   int32_t numInputs, const VecStep *steps, int32_t numSteps);
+
+  // Appended in ABI 10 -----------------------------------------------------
+
+  /// Broadcast over the NoC (the paper's row- and column-wise broadcast):
+  /// one PE's tile to every other PE of its PE row (`axis` 1) or column
+  /// (`axis` 0), through the 2-D mesh, never touching SRAM or LPDDR.
+  ///  nocBroadcast: the fabric interface's outgoing side (the dma_out unit)
+  ///    reads the tile `src` (over `shape`, elements of `t`) at
+  ///    fi_bytes_per_cycle and sends it; it reaches a PE d hops away
+  ///    d * noc_hop_cycles after it left. Completes when it has left (its
+  ///    CB reads retire then). On a line of one PE it sends to nobody.
+  ///  nocRecv: the incoming side (the dma_in unit) takes the oldest tile
+  ///    that arrived by a broadcast along `axis` (in order of arrival) and
+  ///    appends it to `dstCb` as a dense tile of `shape`, at
+  ///    fi_bytes_per_cycle. It waits (parked on the network, never polled)
+  ///    until one has arrived; a tile of another size is an
+  ///    invalid-command fault.
+  /// Mesh links are not a contended resource in this model: every
+  /// broadcast sees the hop latency alone.
+  void (*nocBroadcast)(Ctx *, int32_t axis, DType, const Shape *, const Operand *src);
+  void (*nocRecv)(Ctx *, int32_t axis, int32_t dstCb, DType, const Shape *);
 };
 
 /// What a kernel sees of the PE it runs on.
@@ -596,6 +618,12 @@ inline void reSend(Ctx *c, ReDir to, DType t, const Shape &s, const Operand &src
 inline void reRecv(Ctx *c, ReduceOp op, int32_t dst, DType t, const Shape &s,
                    const Operand &local, ReDir from) {
   c->ops->reRecv(c, op, dst, t, &s, &local, from);
+}
+inline void nocBroadcast(Ctx *c, int32_t axis, DType t, const Shape &s, const Operand &src) {
+  c->ops->nocBroadcast(c, axis, t, &s, &src);
+}
+inline void nocRecv(Ctx *c, int32_t axis, int32_t dst, DType t, const Shape &s) {
+  c->ops->nocRecv(c, axis, dst, t, &s);
 }
 inline void vec(Ctx *c, SeOp op, int32_t dst, DType t, const Shape &s, const Operand &a) {
   c->ops->vec(c, op, dst, t, &s, &a, 1);

@@ -51,13 +51,16 @@ UnitKind unitOf(CmdKind k) {
   case CmdKind::VecLoop: return UnitKind::Vec;
   case CmdKind::ReSend:
   case CmdKind::ReRecv: return UnitKind::Re;
+  case CmdKind::NocSend: return UnitKind::DmaOut;
+  case CmdKind::NocRecv: return UnitKind::DmaIn;
   }
   return UnitKind::Se;
 }
 
 bool accessesMemory(CmdKind k) {
   const UnitKind u = unitOf(k);
-  return (u == UnitKind::DmaIn || u == UnitKind::DmaOut) && !isFence(k);
+  return (u == UnitKind::DmaIn || u == UnitKind::DmaOut) && !isFence(k) &&
+         k != CmdKind::NocSend && k != CmdKind::NocRecv;
 }
 
 std::string formatLabel(const CommandLabel &l) {
@@ -90,6 +93,10 @@ std::string formatLabel(const CommandLabel &l) {
            std::to_string(l.amount) + "B";
   case CmdKind::VecLoop:
     return "vecLoop[" + std::to_string(l.op) + " steps]" + cb + std::to_string(l.amount) + "el";
+  case CmdKind::NocSend:
+    return std::string("nocBroadcast.") + (l.op ? "row" : "column") + cb + std::to_string(l.amount) + "B";
+  case CmdKind::NocRecv:
+    return std::string("nocRecv.") + (l.op ? "row" : "column") + cb + std::to_string(l.amount) + "B";
   case CmdKind::FenceIn: return "fence loads after stores";
   case CmdKind::FenceOut: return "fence stores after loads";
   }
@@ -119,7 +126,9 @@ CommandLabel Command::label() const {
   case CmdKind::AtomicRmw:
   case CmdKind::AtomicCas: l.amount = shape.numElements(); break;
   case CmdKind::ReSend:
-  case CmdKind::ReRecv: l.amount = shape.numElements() * dtypeSize(dtype); break;
+  case CmdKind::ReRecv:
+  case CmdKind::NocSend:
+  case CmdKind::NocRecv: l.amount = shape.numElements() * dtypeSize(dtype); break;
   case CmdKind::FenceIn:
   case CmdKind::FenceOut: break;
   }

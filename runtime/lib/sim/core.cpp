@@ -133,6 +133,13 @@ const DeviceOps kDeviceOps = {
        const VecStep *steps, int32_t numSteps) {
       guarded(c, [&](Core &k) { k.vecLoop(dst, s, inputs, numInputs, steps, numSteps); });
     },
+    // ABI 10.
+    [](Ctx *c, int32_t axis, DType t, const Shape *s, const Operand *src) {
+      guarded(c, [&](Core &k) { k.nocBroadcast(axis, t, s, src); });
+    },
+    [](Ctx *c, int32_t axis, int32_t dst, DType t, const Shape *s) {
+      guarded(c, [&](Core &k) { k.nocRecv(axis, dst, t, s); });
+    },
 };
 
 Shape shape2(int64_t a, int64_t b) {
@@ -679,6 +686,46 @@ void Core::reRecv(ReduceOp op, int32_t dst, DType t, const Shape *s, const Opera
   c.numOperands = 1;
   c.reads[0] = optionalRange(*local, *s);
   c.numReads = 1;
+  c.write = produce(dst, s->numElements() * dtypeSize(t));
+  submit(c);
+}
+
+void Core::nocBroadcast(int32_t axis, DType t, const Shape *s, const Operand *src) {
+  issuing_ = "nocBroadcast";
+  checkDType(t);
+  checkShape(*s);
+  if (axis != 0 && axis != 1)
+    fail(fault_kind::kInvalidCommand, -1,
+         "nocBroadcast: axis " + std::to_string(axis) + " (0: along the PE column, 1: the PE row)");
+  if (src->kind != Operand::Kind::Cb || src->dtype != t)
+    fail(fault_kind::kInvalidCommand, src->cb, "nocBroadcast sends a CB tile of its dtype");
+  Command c;
+  c.kind = CmdKind::NocSend;
+  c.dtype = t;
+  c.shape = *s;
+  c.axis = axis;
+  c.op = uint16_t(axis);
+  c.operands[0] = *src;
+  c.numOperands = 1;
+  c.reads[0] = operandRange(*src, *s);
+  c.numReads = 1;
+  submit(c);
+}
+
+void Core::nocRecv(int32_t axis, int32_t dst, DType t, const Shape *s) {
+  issuing_ = "nocRecv";
+  checkCb(dst);
+  checkDType(t);
+  checkShape(*s);
+  if (axis != 0 && axis != 1)
+    fail(fault_kind::kInvalidCommand, dst,
+         "nocRecv: axis " + std::to_string(axis) + " (0: along the PE column, 1: the PE row)");
+  Command c;
+  c.kind = CmdKind::NocRecv;
+  c.dtype = t;
+  c.shape = *s;
+  c.axis = axis;
+  c.op = uint16_t(axis);
   c.write = produce(dst, s->numElements() * dtypeSize(t));
   submit(c);
 }

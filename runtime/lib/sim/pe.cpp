@@ -182,6 +182,8 @@ void Pe::configure(const KernelInfo &info) {
     u.reset(chip_.config().queue_depth);
   for (auto &in : inbox_)
     in.clear(); // a tile sent and never received ends with its launch
+  for (auto &in : broadcastInbox_)
+    in.clear();
   localMemory_.reset(chip_.config().local_memory_bytes_per_cycle);
 }
 
@@ -206,6 +208,19 @@ void Pe::deliver(ReDir from, Cycle arrival, const uint8_t *data, int64_t bytes) 
   units_[int(UnitKind::Re)].wake(arrival);
 }
 
+void Pe::deliverBroadcast(int32_t axis, Cycle arrival, const uint8_t *data, int64_t bytes) {
+  Packet p{arrival, bytes, {}};
+  if (data)
+    p.data.assign(data, data + bytes);
+  // Broadcasts from several PEs of the line queue up in order of arrival.
+  std::deque<Packet> &in = broadcastInbox_[axis];
+  auto at = in.end();
+  while (at != in.begin() && std::prev(at)->arrival > arrival)
+    --at;
+  in.insert(at, std::move(p));
+  units_[int(UnitKind::DmaIn)].wake(arrival);
+}
+
 bool Pe::mayStart(const Command &c, Unit &u, int32_t &blockingCb, bool &forSpace) {
   const uint32_t bit = agentBit(u.kind());
   if (isFence(c.kind)) {
@@ -215,9 +230,10 @@ bool Pe::mayStart(const Command &c, Unit &u, int32_t &blockingCb, bool &forSpace
     forSpace = false;
     return other.completed() >= c.fenceAfter;
   }
-  if (c.kind == CmdKind::ReRecv) {
+  if (c.kind == CmdKind::ReRecv || c.kind == CmdKind::NocRecv) {
     // Parked on the network, not on a CB: deliver() wakes the unit.
-    const std::deque<Packet> &in = inbox_[c.axis];
+    const std::deque<Packet> &in =
+        c.kind == CmdKind::ReRecv ? inbox_[c.axis] : broadcastInbox_[c.axis];
     const Cycle now = chip_.events().now();
     if (in.empty() || in.front().arrival > now) {
       if (!in.empty())
@@ -301,6 +317,8 @@ const uint8_t *Pe::denseOperand(const Command &c, int32_t i, DType t, int slot) 
 }
 
 std::pair<Cycle, Cycle> Pe::execute(const Command &c) {
+  if (c.kind == CmdKind::NocSend || c.kind == CmdKind::NocRecv)
+    return executeNoc(c);
   switch (unitOf(c.kind)) {
   case UnitKind::Se:
   case UnitKind::Vec: return executeSe(c);
@@ -602,6 +620,45 @@ std::pair<Cycle, Cycle> Pe::executeRe(const Command &c) {
   return {now + occupancy, now + occupancy + Cycle(cfg.se_fill_cycles)};
 }
 
+std::pair<Cycle, Cycle> Pe::executeNoc(const Command &c) {
+  const Config &cfg = chip_.config();
+  const Cycle now = chip_.events().now();
+  const bool functional = !cfg.timing_only;
+  const int64_t bytes = c.shape.numElements() * dtypeSize(c.dtype);
+  // The fabric interface moves the tile between local memory and the NoC.
+  const Cycle occupancy =
+      std::max<Cycle>(1, ceilDiv(uint64_t(bytes), uint64_t(cfg.fi_bytes_per_cycle)));
+  const int32_t cols = int32_t(cfg.pe_cols), rows = int32_t(cfg.pe_rows);
+  const int32_t row = id_ / cols, col = id_ % cols;
+  if (c.kind == CmdKind::NocSend) {
+    const uint8_t *tile = functional ? denseOperand(c, 0, c.dtype, 4) : nullptr;
+    const int32_t length = c.axis == 1 ? cols : rows, self = c.axis == 1 ? col : row;
+    for (int32_t k = 0; k < length; ++k) {
+      if (k == self)
+        continue;
+      const int32_t to = c.axis == 1 ? row * cols + k : k * cols + col;
+      const Cycle hops = Cycle(k > self ? k - self : self - k);
+      chip_.pe(to).deliverBroadcast(c.axis, now + occupancy + hops * Cycle(cfg.noc_hop_cycles),
+                                    tile, bytes);
+    }
+    return {now + occupancy, now + occupancy};
+  }
+  Packet p = std::move(broadcastInbox_[c.axis].front());
+  broadcastInbox_[c.axis].pop_front();
+  if (p.bytes != bytes)
+    fail(fault_kind::kInvalidCommand, c, UnitKind::DmaIn,
+         "nocRecv of " + std::to_string(bytes) + " bytes along the PE " +
+             (c.axis == 1 ? "row" : "column") + ", which was broadcast " +
+             std::to_string(p.bytes));
+  if (functional) {
+    CircularBuffer &dst = cbs_[c.write.cb];
+    uint8_t *out = writeTarget(c);
+    std::memcpy(out, p.data.data(), size_t(bytes));
+    dst.commitSpan(c.write.pos, c.write.len, out);
+  }
+  return {now + occupancy, now + occupancy};
+}
+
 void Pe::retire(const Command &c) {
   const Cycle now = chip_.events().now();
   if (c.write.cb >= 0 && cbs_[c.write.cb].completeWrite(c.write.pos, c.write.len)) {
@@ -690,6 +747,9 @@ void Pe::describeStalls(std::vector<std::string> &lines, Fault &first) const {
       line += std::string(" waits for ") + unitName(other) + " to complete its first " +
               std::to_string(c->fenceAfter) + " commands (" +
               std::to_string(units_[int(other)].completed()) + " done)";
+    } else if (cb < 0 && c->kind == CmdKind::NocRecv) {
+      line += std::string(" waits for a tile broadcast along its PE ") +
+              (c->axis == 1 ? "row" : "column");
     } else if (cb < 0 && c->kind == CmdKind::ReRecv) {
       line += std::string(" waits for a tile from the ") + reDirName(ReDir(c->axis)) +
               " neighbour (PE " + std::to_string(neighbour(ReDir(c->axis))) + ")";

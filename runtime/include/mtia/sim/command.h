@@ -34,8 +34,12 @@ enum class CmdKind : uint8_t {
   /// commands issued before it to complete; on dma_out, for dma_in's.
   FenceIn, FenceOut,
   VecLoop, ///< a fused loop of `steps` on the vector core
+  /// NoC broadcast along a PE row or column (`axis` 1 or 0): the sending
+  /// side on dma_out, the receiving side on dma_in. No memory access.
+  NocSend, NocRecv,
 };
-/// Whether `k` reads or writes memory (the fabric commands but fences).
+/// Whether `k` reads or writes memory (the fabric commands but fences and
+/// NoC broadcasts).
 bool accessesMemory(CmdKind k);
 constexpr bool isFence(CmdKind k) { return k == CmdKind::FenceIn || k == CmdKind::FenceOut; }
 /// The other fabric unit: dma_in <-> dma_out (what a fence on `u` waits for).

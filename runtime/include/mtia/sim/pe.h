@@ -194,6 +194,8 @@ public:
   void vecLoop(int32_t dst, const Shape *s, const Operand *inputs, int32_t numInputs,
                const VecStep *steps, int32_t numSteps);
   void reSend(ReDir to, DType t, const Shape *s, const Operand *src);
+  void nocBroadcast(int32_t axis, DType t, const Shape *s, const Operand *src);
+  void nocRecv(int32_t axis, int32_t dst, DType t, const Shape *s);
   void reRecv(ReduceOp op, int32_t dst, DType t, const Shape *s, const Operand *local,
               ReDir from);
   void fence(Fence kind);
@@ -333,6 +335,8 @@ public:
   int32_t neighbour(ReDir d) const;
   /// A tile arriving over the reduction network from direction `from`.
   void deliver(ReDir from, Cycle arrival, const uint8_t *data, int64_t bytes);
+  /// A tile arriving by a NoC broadcast along `axis` (0 column, 1 row).
+  void deliverBroadcast(int32_t axis, Cycle arrival, const uint8_t *data, int64_t bytes);
 
   /// True when nothing is left to do: core done, units idle, no pops.
   bool quiescent() const;
@@ -354,6 +358,7 @@ private:
   std::pair<Cycle, Cycle> executeMlu(const Command &c);
   std::pair<Cycle, Cycle> executeFabric(const Command &c);
   std::pair<Cycle, Cycle> executeRe(const Command &c);
+  std::pair<Cycle, Cycle> executeNoc(const Command &c);
   /// The memory-order sanitizer (config check_memory_order): faults when
   /// `c`, starting now, touches bytes that a command issued before it by
   /// the same program on the other fabric unit has not finished with.
@@ -391,6 +396,9 @@ private:
     std::vector<uint8_t> data;
   };
   std::deque<Packet> inbox_[4];
+  /// Tiles broadcast to this PE along its column (0) and its row (1), in
+  /// arrival order.
+  std::deque<Packet> broadcastInbox_[2];
   /// checkMemoryOrder's list of earlier commands, kept to reuse its storage.
   std::vector<const Command *> orderScratch_;
 };
