@@ -140,15 +140,19 @@ def test_re_reduce_the_papers_listing():
     torch.testing.assert_close(out, x.view(8, 8, 256).sum(0), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("variant", ["re", "atomic", "two_pass"])
+@pytest.mark.parametrize("variant", ["re", "re_bcast", "atomic", "two_pass"])
 def test_split_k_gemm_matches_torch(variant):
-    """The split-K GEMM sample: partial tiles added over the RE, by atomics,
-    or by a second pass; M, N and K not multiples of the blocks."""
+    """The split-K GEMM sample: partial tiles added over the RE (A loaded by
+    every PE, or by one per PE row and broadcast), by atomics, or by a second
+    pass; M, N and K not multiples of the blocks."""
     from triton_mtia.samples import splitk
     gen = torch.Generator().manual_seed(3)
     a = torch.randn(40, 1000, generator=gen).half()
     b = torch.randn(1000, 300, generator=gen).half()
-    c = getattr(splitk, f"splitk_{variant}")(a, b, block=(32, 32, 32))
+    if variant == "re_bcast":
+        c = splitk.splitk_re(a, b, block=(32, 32, 32), broadcast_a=True)
+    else:
+        c = getattr(splitk, f"splitk_{variant}")(a, b, block=(32, 32, 32))
     torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-4, atol=1e-3)
 
 
@@ -194,3 +198,78 @@ def test_re_reduce_without_a_first_pe_is_a_fault_not_a_hang():
     x, out = torch.zeros(16), torch.zeros(16)
     with pytest.raises(triton_mtia.KernelFault, match="no north neighbour"):
         re_reduce_misuse[(64, )](x, out, HOW="no_first", pid_mapping="user")
+
+
+# --- mtl.broadcast: along a PE row or column over the NoC -------------------
+
+
+@triton.jit
+def line_broadcast(x_ptr, out_ptr, SOURCE: tl.constexpr, AXIS: tl.constexpr, N: tl.constexpr):
+    """The PE at SOURCE along AXIS of each line loads its row of x (PE k:
+    row k) and broadcasts it; every PE stores what it gets, plus one."""
+    row = mtl.get_pe_id(0)
+    col = mtl.get_pe_id(1)
+    pe = row * mtl.get_pe_grid_size(1) + col
+    is_source = (col if AXIS == 1 else row) == SOURCE
+    offs = tl.arange(0, N)
+    # The other PEs' masked loads move nothing.
+    values = tl.load(x_ptr + pe * N + offs, mask=is_source, other=0)
+    got = mtl.broadcast(values, is_source, axis=AXIS)
+    tl.store(out_ptr + pe * N + offs, got + 1)
+
+
+@pytest.mark.parametrize("axis, source, dtype", [(1, 0, torch.float32), (1, 5, torch.bfloat16),
+                                                 (0, 7, torch.int32), (0, 2, torch.float16)])
+def test_broadcast_gives_every_pe_of_the_line_the_sources_values(axis, source, dtype):
+    x = (torch.randn(64, 128, generator=torch.Generator().manual_seed(4)) * 50).to(dtype)
+    out = torch.empty_like(x)
+    line_broadcast[(64, )](x, out, SOURCE=source, AXIS=axis, N=128, pid_mapping="user")
+    grid = x.view(8, 8, 128)
+    sources = grid[:, source:source + 1] if axis == 1 else grid[source:source + 1]
+    torch.testing.assert_close(out, (sources.expand(8, 8, 128) + 1).reshape(64, 128), rtol=0, atol=0)
+    # Only the sources' rows came from memory: the bytes through the memory
+    # crossbars are 8 rows loaded and 64 stored (and a few partial lines),
+    # not 64 loaded.
+    row_bytes = 128 * x.element_size()
+    crossbars = triton_mtia.last_launch().stats["memory"]["noc"]
+    crossed = sum(xbar["bytes"] for xbar in crossbars.values())
+    assert (8 + 64) * row_bytes <= crossed < (8 + 64 + 1) * row_bytes
+
+
+@triton.jit
+def broadcast_misuse(x_ptr, out_ptr, HOW: tl.constexpr):
+    offs = tl.arange(0, 16)
+    values = tl.load(x_ptr + offs)
+    col = mtl.get_pe_id(1)
+    if HOW == "pointers":
+        out = tl.load(mtl.broadcast(x_ptr + offs, col == 0))
+    elif HOW == "axis":
+        out = mtl.broadcast(values, col == 0, axis=2)
+    elif HOW == "no_source":
+        out = mtl.broadcast(values, False)
+    else:
+        out = mtl.broadcast(values, col == 0)
+    tl.store(out_ptr + offs, out)
+
+
+@pytest.mark.parametrize("how, message", [
+    ("pointers", "values must be numbers, not pointers"),
+    ("axis", "axis must be the constant 0 \\(along a PE column\\) or 1 \\(along a PE row\\), not 2"),
+])
+def test_broadcast_misuse_is_an_error_at_the_call(how, message):
+    x, out = torch.zeros(16), torch.zeros(16)
+    with pytest.raises(triton.CompilationError, match=message) as bad:
+        broadcast_misuse[(64, )](x, out, HOW=how, pid_mapping="user")
+    assert "mtl.broadcast(" in str(bad.value)
+
+
+def test_broadcast_needs_one_program_per_pe():
+    x, out = torch.zeros(16), torch.zeros(16)
+    with pytest.raises(triton.CompilationError, match='mtl.broadcast needs one program per PE'):
+        broadcast_misuse[(64, )](x, out, HOW="ok", pid_mapping="zigzag")
+
+
+def test_broadcast_without_a_source_is_a_deadlock_that_says_so():
+    x, out = torch.zeros(16), torch.zeros(16)
+    with pytest.raises(triton_mtia.KernelFault, match="waits for a tile broadcast along its PE row"):
+        broadcast_misuse[(64, )](x, out, HOW="no_source", pid_mapping="user")

@@ -7,13 +7,15 @@ modules.
   program runs on, for kernels that map their work to PEs
   (docs/extensions.md). Triton's `tl` namespace is upstream's and stays
   unmodified, so the spelling is `mtl.`, not `tl.mtia.`.
-* `mtl.re_reduce(op, values, is_first, is_last, axis=0)` (network.py): a
-  reduction over a chain of PEs on the reduction network.
+* `mtl.re_reduce(op, values, is_first, is_last, axis=0)`,
+  `mtl.broadcast(values, is_source, axis=1)` (network.py): a reduction over
+  a chain of PEs on the reduction network, a broadcast along a PE row or
+  column over the NoC.
 * `libdevice` replaces `triton.language.extra.libdevice` for kernels compiled
   for MTIA (through `MTIABackend.get_module_map`).
 """
 
-from .network import re_reduce
+from .network import broadcast, re_reduce
 from .pe import get_pe_grid_size, get_pe_id
 
-__all__ = ["get_pe_id", "get_pe_grid_size", "re_reduce"]
+__all__ = ["get_pe_id", "get_pe_grid_size", "re_reduce", "broadcast"]

@@ -261,8 +261,9 @@ private:
   /// `mtl.get_pe_id` and `mtl.get_pe_grid_size` (Language.cpp); std::nullopt
   /// for any other extern function.
   std::optional<LogicalResult> lowerPeQuery(tt::ExternElementwiseOp ext);
-  /// `mtl.re_reduce` (Language.cpp); std::nullopt for any other extern.
-  std::optional<LogicalResult> lowerReReduce(tt::ExternElementwiseOp ext);
+  /// `mtl.re_reduce` and `mtl.broadcast` (Language.cpp); std::nullopt for
+  /// any other extern function.
+  std::optional<LogicalResult> lowerCrossPe(tt::ExternElementwiseOp ext);
   LogicalResult lowerAtomicRmw(tt::AtomicRMWOp op);
   LogicalResult lowerAtomicCas(tt::AtomicCASOp op);
   LogicalResult lowerCombineReduce(tt::ReduceOp op);

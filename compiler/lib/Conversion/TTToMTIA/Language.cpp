@@ -39,42 +39,59 @@ std::optional<LogicalResult> KernelLowering::lowerPeQuery(tt::ExternElementwiseO
   return success();
 }
 
-/// `mtl.re_reduce(op, values, is_first, is_last, axis)`
-/// (python/triton_mtia/language/re.py): `__mtia_re_reduce_<op>_<axis>` on
-/// the values and the two flags, not pure.
+/// The language extension's communication between PEs
+/// (python/triton_mtia/language/network.py), calls not marked pure:
+/// `__mtia_re_reduce_<op>_<axis>(values, is_first, is_last)` and
+/// `__mtia_broadcast_<axis>(values, is_source)`.
 static constexpr llvm::StringLiteral kReReducePrefix = "__mtia_re_reduce_";
+static constexpr llvm::StringLiteral kBroadcastPrefix = "__mtia_broadcast_";
 
-/// A chain over the reduction network, in three commands: the first PE
-/// sends its own tile at once; every PE appends its partial result (its own
-/// tile on the first, the arriving partial combined with its own on the
-/// others) to the result's CB; every PE but the first and the last forwards
-/// that partial. The values are made dense and the commands are 1-D (the
-/// RE moves bytes; any shape is the same tile).
-std::optional<LogicalResult> KernelLowering::lowerReReduce(tt::ExternElementwiseOp ext) {
+/// Both move a tile between PEs as bytes, so the values are made dense and
+/// the commands are 1-D (any shape is the same tile):
+///
+///  * re_reduce, a chain over the reduction network in three commands: the
+///    first PE sends its own tile at once; every PE appends its partial
+///    result (its own tile on the first, the arriving partial combined with
+///    its own on the others) to the result's CB; every PE but the first and
+///    the last forwards that partial.
+///  * broadcast, over the NoC in two: the source sends its tile to the rest
+///    of its PE row or column; every PE appends the result (its own tile on
+///    the source, the one that arrives on the others).
+std::optional<LogicalResult> KernelLowering::lowerCrossPe(tt::ExternElementwiseOp ext) {
   StringRef symbol = ext.getSymbol();
-  if (!symbol.consume_front(kReReducePrefix))
+  const bool reduce = symbol.starts_with(kReReducePrefix);
+  if (!reduce && !symbol.starts_with(kBroadcastPrefix))
     return std::nullopt;
-  auto [opName, axisName] = symbol.rsplit('_');
-  StringRef kind = llvm::StringSwitch<StringRef>(opName)
-                       .Case("add", "Sum")
-                       .Case("max", "Max")
-                       .Case("min", "Min")
-                       .Default("");
-  if (kind.empty() || (axisName != "0" && axisName != "1") || ext.getSrcs().size() != 3)
-    return ext.emitError() << "re_reduce: unknown reduction '" << ext.getSymbol()
-                           << "' (add, max or min, over axis 0 or 1)";
+  StringRef kind, axisName;
+  if (reduce) {
+    std::tie(kind, axisName) = symbol.drop_front(kReReducePrefix.size()).rsplit('_');
+    kind = llvm::StringSwitch<StringRef>(kind)
+               .Case("add", "Sum")
+               .Case("max", "Max")
+               .Case("min", "Min")
+               .Default("");
+    if (kind.empty() || (axisName != "0" && axisName != "1") || ext.getSrcs().size() != 3)
+      return ext.emitError() << "re_reduce: unknown reduction '" << symbol
+                             << "' (add, max or min, over axis 0 or 1)";
+  } else {
+    axisName = symbol.drop_front(kBroadcastPrefix.size());
+    if ((axisName != "0" && axisName != "1") || ext.getSrcs().size() != 2)
+      return ext.emitError() << "broadcast: unknown broadcast '" << symbol << "' (over axis 0 or 1)";
+  }
+  StringRef what = reduce ? "re_reduce" : "broadcast";
   auto type = dyn_cast<RankedTensorType>(ext.getType());
   if (!type || ext.getSrcs()[0].getType() != type ||
-      isa<RankedTensorType>(ext.getSrcs()[1].getType()) ||
-      isa<RankedTensorType>(ext.getSrcs()[2].getType()))
-    return ext.emitError() << "re_reduce takes a tensor of values and two scalar flags";
+      llvm::any_of(ext.getSrcs().drop_front(),
+                   [](Value flag) { return isa<RankedTensorType>(flag.getType()); }))
+    return ext.emitError() << what << " takes a tensor of values and scalar flags";
   Location loc = ext.getLoc();
   FailureOr<Lowered> values = tensor(ext.getSrcs()[0]);
   if (failed(values))
     return failure();
-  Value isFirst = scalar(ext.getSrcs()[1]), isLast = scalar(ext.getSrcs()[2]);
-  if (!isFirst || !isLast)
-    return failure();
+  SmallVector<Value> flags;
+  for (Value flag : ext.getSrcs().drop_front())
+    if (!flags.emplace_back(scalar(flag)))
+      return failure();
 
   Type elemType = tileElementType(type);
   SmallVector<int64_t> shape(type.getShape());
@@ -84,18 +101,26 @@ std::optional<LogicalResult> KernelLowering::lowerReReduce(tt::ExternElementwise
   auto dense = [&](int64_t cb) {
     return mtia::ViewAttr::get(b.getContext(), cb, elemType, 0, ArrayRef<int64_t>{1});
   };
-  // axis 0: down a PE column (north to south); 1: along a row (west to east).
-  StringRef direction = axisName == "0" ? "south" : "east";
-  Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
-  Value forwards = arith::XOrIOp::create(b, loc, isLast, yes);
-  Value firstSends = arith::AndIOp::create(b, loc, isFirst, forwards);
-  Value middleSends =
-      arith::AndIOp::create(b, loc, arith::XOrIOp::create(b, loc, isFirst, yes), forwards);
-
-  mtia::ReSendOp::create(b, loc, firstSends, direction, elemType, flat, dense(valuesCb));
-  int64_t cb = newTile(ext.getResult(), elemType, shape, loc);
-  mtia::ReRecvOp::create(b, loc, isFirst, kind, direction, cb, elemType, flat, dense(valuesCb));
-  mtia::ReSendOp::create(b, loc, middleSends, direction, elemType, flat, dense(cb));
+  if (reduce) {
+    // axis 0: down a PE column (north to south); 1: along a row (west to east).
+    StringRef direction = axisName == "0" ? "south" : "east";
+    Value isFirst = flags[0], isLast = flags[1];
+    Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
+    Value forwards = arith::XOrIOp::create(b, loc, isLast, yes);
+    Value firstSends = arith::AndIOp::create(b, loc, isFirst, forwards);
+    Value middleSends =
+        arith::AndIOp::create(b, loc, arith::XOrIOp::create(b, loc, isFirst, yes), forwards);
+    mtia::ReSendOp::create(b, loc, firstSends, direction, elemType, flat, dense(valuesCb));
+    int64_t cb = newTile(ext.getResult(), elemType, shape, loc);
+    mtia::ReRecvOp::create(b, loc, isFirst, kind, direction, cb, elemType, flat, dense(valuesCb));
+    mtia::ReSendOp::create(b, loc, middleSends, direction, elemType, flat, dense(cb));
+  } else {
+    const int32_t axis = axisName == "0" ? 0 : 1;
+    Value isSource = flags[0];
+    mtia::NocBroadcastOp::create(b, loc, isSource, axis, elemType, flat, dense(valuesCb));
+    int64_t cb = newTile(ext.getResult(), elemType, shape, loc);
+    mtia::NocRecvOp::create(b, loc, isSource, axis, cb, elemType, flat, dense(valuesCb));
+  }
   for (auto [tmp, bytes] : temps)
     mtia::CbPopOp::create(b, loc, tmp, bytes);
   return success();
@@ -105,7 +130,7 @@ std::optional<LogicalResult> KernelLowering::lowerLanguageOp(Operation *op) {
   if (auto ext = dyn_cast<tt::ExternElementwiseOp>(op)) {
     if (std::optional<LogicalResult> lowered = lowerPeQuery(ext))
       return lowered;
-    if (std::optional<LogicalResult> lowered = lowerReReduce(ext))
+    if (std::optional<LogicalResult> lowered = lowerCrossPe(ext))
       return lowered;
   }
   if (auto w = dyn_cast<scf::WhileOp>(op))

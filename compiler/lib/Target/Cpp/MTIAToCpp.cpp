@@ -141,8 +141,8 @@ bool isReservedName(StringRef name) {
       "divSigned", "divUnsigned", "dmaIn", "dmaOut", "dpe", "e4m3FromFloat", "e5m2FromFloat",
       "fence", "floatFromE4m3", "floatFromE5m2", "floatFromFp8", "floatOf",
       "floatRoundedToOdd", "floatToInt", "fp8FromFloat", "gatherIn", "immFloat", "immInt",
-      "maximumOf", "maxNumOf", "mayAlias", "minimumOf", "minNumOf", "mluCopy",
-      "numPrograms", "onCore", "peGridSize", "peId", "printTile",
+      "maximumOf", "maxNumOf", "mayAlias", "minimumOf", "minNumOf", "mluCopy", "nocBroadcast",
+      "nocRecv", "numPrograms", "onCore", "peGridSize", "peId", "printTile",
       "programId", "reRecv", "reSend", "readFloat", "readInt", "remSigned", "remUnsigned",
       "replaceFront", "roundToE4m3", "roundToE5m2", "scalarCycles", "scatterOut", "se",
       "seGather", "seHistogram", "seIota", "seReduce", "seScan", "shiftLeft",
@@ -807,6 +807,25 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     line() << "  reSend(ctx, ReDir::" << (send.getDirection() == "south" ? "South" : "East")
            << ", " << dtypeName(send.getElemType()) << ", " << shapeLiteral(send.getShape())
            << ", " << viewLiteral(send.getSrc()) << ");\n";
+    return success();
+  }
+  if (auto send = dyn_cast<mtia::NocBroadcastOp>(op)) {
+    line() << "if (" << name(send.getEnable()) << ")\n";
+    line() << "  nocBroadcast(ctx, /*axis=*/" << send.getAxis() << ", "
+           << dtypeName(send.getElemType()) << ", " << shapeLiteral(send.getShape()) << ", "
+           << viewLiteral(send.getSrc()) << ");\n";
+    return success();
+  }
+  if (auto recv = dyn_cast<mtia::NocRecvOp>(op)) {
+    // The source keeps its own tile; every other PE of the line takes it
+    // from the NoC.
+    line() << "if (" << name(recv.getSource()) << ")\n";
+    line() << "  mluCopy(ctx, /*dst=*/" << recv.getCb() << ", " << dtypeName(recv.getElemType())
+           << ", " << shapeLiteral(recv.getShape()) << ", " << viewLiteral(recv.getSrc())
+           << ");\n";
+    line() << "else\n";
+    line() << "  nocRecv(ctx, /*axis=*/" << recv.getAxis() << ", /*dst=*/" << recv.getCb() << ", "
+           << dtypeName(recv.getElemType()) << ", " << shapeLiteral(recv.getShape()) << ");\n";
     return success();
   }
   if (auto scan = dyn_cast<mtia::SeScanOp>(op)) {

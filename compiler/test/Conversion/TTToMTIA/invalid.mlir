@@ -124,7 +124,16 @@ tt.func public @re_reduce_by_product(%p: !tt.ptr<f32>, %first: i1, %last: i1) {
 tt.func public @re_reduce_of_tensor_flags(%p: !tt.ptr<f32>, %f: i1, %last: i1) {
   %v = arith.constant dense<1.0> : tensor<16xf32>
   %first = tt.splat %f : i1 -> tensor<16xi1>
-  // expected-error @+1 {{re_reduce takes a tensor of values and two scalar flags}}
+  // expected-error @+1 {{re_reduce takes a tensor of values and scalar flags}}
   %r = tt.extern_elementwise %v, %first, %last {libname = "", libpath = "", pure = false, symbol = "__mtia_re_reduce_add_0"} : (tensor<16xf32>, tensor<16xi1>, i1) -> tensor<16xf32>
+  tt.return
+}
+
+// -----
+
+tt.func public @broadcast_over_axis_two(%p: !tt.ptr<f32>, %source: i1) {
+  %v = arith.constant dense<1.0> : tensor<16xf32>
+  // expected-error @+1 {{broadcast: unknown broadcast '__mtia_broadcast_2' (over axis 0 or 1)}}
+  %r = tt.extern_elementwise %v, %source {libname = "", libpath = "", pure = false, symbol = "__mtia_broadcast_2"} : (tensor<16xf32>, i1) -> tensor<16xf32>
   tt.return
 }

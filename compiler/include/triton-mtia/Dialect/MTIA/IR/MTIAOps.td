@@ -364,6 +364,38 @@ def MTIA_ReSendOp : MTIA_Op<"re_send"> {
 }
 
 //===----------------------------------------------------------------------===//
+// NoC broadcast (language extension `mtl.broadcast`)
+//===----------------------------------------------------------------------===//
+
+def MTIA_NocBroadcastOp : MTIA_Op<"noc_broadcast"> {
+  let summary = "when `enable`, broadcasts a tile to the other PEs of the PE row or column";
+  let description = [{
+    When `enable` is true, the fabric interface sends the tile `src` (of
+    `shape`) over the NoC to every other PE of this PE's column (`axis` 0)
+    or row (`axis` 1), where an `mtia.noc_recv` takes it (device.h
+    nocBroadcast); otherwise it does nothing. As far as CBs are concerned
+    `src` is read either way.
+  }];
+  let arguments = (ins I1:$enable, ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>:$axis,
+                       TypeAttr:$elemType, DenseI64ArrayAttr:$shape, MTIA_ViewAttr:$src);
+  let assemblyFormat = "$axis `enable` `(` $enable `)` attr-dict";
+}
+
+def MTIA_NocRecvOp : MTIA_Op<"noc_recv"> {
+  let summary = "the tile broadcast along the PE row or column, appended to `cb`";
+  let description = [{
+    When `source` is true this PE is the one that broadcast, and the result
+    is a copy of `src` (on the MLU); otherwise it is the oldest tile that
+    arrived by a broadcast along `axis` (device.h nocRecv). Either way a
+    dense tile of `shape` is appended to `cb`.
+  }];
+  let arguments = (ins I1:$source, ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>:$axis,
+                       I64Attr:$cb, TypeAttr:$elemType, DenseI64ArrayAttr:$shape,
+                       MTIA_ViewAttr:$src);
+  let assemblyFormat = "$axis `source` `(` $source `)` attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Atomics (fabric interface, memory-side)
 //===----------------------------------------------------------------------===//
 

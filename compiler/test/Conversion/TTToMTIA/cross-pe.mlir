@@ -1,6 +1,9 @@
 // RUN: triton-mtia-opt %s --convert-tt-to-mtia --canonicalize --cse | FileCheck %s
 // RUN: triton-mtia-compile %s -o - --no-dual-issue | FileCheck %s --check-prefix=CPP
 
+// The language extension's communication between PEs (mtl.re_reduce,
+// mtl.broadcast).
+
 // mtl.re_reduce arrives as a call of a reserved symbol (op and axis in its
 // name) on the values and two scalar flags, not pure. It becomes a chain
 // link over the reduction network: the first PE sends its own tile, every
@@ -60,5 +63,31 @@ tt.func public @row_max_unused(%in: !tt.ptr<i32>, %first: i1, %last: i1) {
   %ips = tt.addptr %ip, %r : tensor<16x!tt.ptr<i32>>, tensor<16xi32>
   %v = tt.load %ips : tensor<16x!tt.ptr<i32>>
   %max = tt.extern_elementwise %v, %first, %last {libname = "", libpath = "", pure = false, symbol = "__mtia_re_reduce_max_1"} : (tensor<16xi32>, i1, i1) -> tensor<16xi32>
+  tt.return
+}
+
+// mtl.broadcast: the source sends its tile along its PE row (axis 1) over
+// the NoC; every PE appends the result, a copy of its own tile on the
+// source, the tile that arrives on the others.
+// CHECK-LABEL: func.func @row_broadcast(
+// CHECK-SAME: %[[SOURCE:[a-z0-9_]+]]: i1
+// CHECK: mtia.noc_broadcast 1 enable(%[[SOURCE]]) {elemType = f16, shape = array<i64: 512>, src = #mtia.view<cb = 0,
+// CHECK: mtia.noc_recv 1 source(%[[SOURCE]]) {cb = 1 : i64, elemType = f16, shape = array<i64: 512>, src = #mtia.view<cb = 0,
+// CHECK-NOT: __mtia_broadcast
+// CPP-LABEL: row_broadcast(
+// CPP: nocBroadcast(ctx, /*axis=*/1, DType::F16, Shape{1, {512}}, view(0, DType::F16, 1));
+// CPP: if ({{.*}})
+// CPP-NEXT: mluCopy(ctx, /*dst=*/1, DType::F16, Shape{1, {512}}, view(0, DType::F16, 1));
+// CPP-NEXT: else
+// CPP-NEXT: nocRecv(ctx, /*axis=*/1, /*dst=*/1, DType::F16, Shape{1, {512}});
+tt.func public @row_broadcast(%in: !tt.ptr<f16>, %out: !tt.ptr<f16>, %source: i1) {
+  %r = tt.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32>
+  %ip = tt.splat %in : !tt.ptr<f16> -> tensor<512x!tt.ptr<f16>>
+  %ips = tt.addptr %ip, %r : tensor<512x!tt.ptr<f16>>, tensor<512xi32>
+  %v = tt.load %ips : tensor<512x!tt.ptr<f16>>
+  %got = tt.extern_elementwise %v, %source {libname = "", libpath = "", pure = false, symbol = "__mtia_broadcast_1"} : (tensor<512xf16>, i1) -> tensor<512xf16>
+  %op = tt.splat %out : !tt.ptr<f16> -> tensor<512x!tt.ptr<f16>>
+  %ops = tt.addptr %op, %r : tensor<512x!tt.ptr<f16>>, tensor<512xi32>
+  tt.store %ops, %got : tensor<512x!tt.ptr<f16>>
   tt.return
 }
