@@ -273,3 +273,18 @@ def test_broadcast_without_a_source_is_a_deadlock_that_says_so():
     x, out = torch.zeros(16), torch.zeros(16)
     with pytest.raises(triton_mtia.KernelFault, match="waits for a tile broadcast along its PE row"):
         broadcast_misuse[(64, )](x, out, HOW="no_source", pid_mapping="user")
+
+
+def test_layernorm_of_long_rows_over_pe_columns_matches_torch():
+    """Each row split over a PE column; its mean and variance put together
+    with re_reduce down the column and broadcast back up. 11 rows (columns
+    0-2 take two, the rest one) of 50000 (segments of 8192, the last PE row's
+    partly masked)."""
+    from triton_mtia.samples.layernorm_long_rows import layernorm_long_rows
+    gen = torch.Generator().manual_seed(5)
+    x = torch.randn(11, 50000, generator=gen) * 3 + 1
+    w, b = torch.rand(50000, generator=gen) + 0.5, torch.randn(50000, generator=gen)
+    y = layernorm_long_rows(x.to("mtia"), w.to("mtia"), b.to("mtia"))
+    torch.testing.assert_close(y.cpu(), torch.nn.functional.layer_norm(x, (50000, ), w, b, 1e-5))
+    stats = triton_mtia.last_launch().stats["units"]
+    assert stats["re"]["commands"] > 0 and stats["dma_in"]["commands"] > 0
