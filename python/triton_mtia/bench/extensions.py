@@ -30,7 +30,13 @@ the column and `mtl.broadcast` back up; the portable kernel
 (`samples.layernorm`) runs one row per program, at its fastest column
 block. Functional runs, checked against PyTorch in float64.
 
-    python -m triton_mtia.bench.extensions --parts splitk,layernorm
+`mtl.extract_slice` in the paper's listing (6.2.1), `samples.slice_reuse`:
+a GEMM whose programs use their A rows once per block of N; `reuse` loads
+them once and slices them (views, at the constant offsets of a
+`tl.static_range`), `reload` loads every A tile again. Timing-only after a
+functional check, on a fresh chip each.
+
+    python -m triton_mtia.bench.extensions --parts splitk,layernorm,slice
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from .. import runtime
 from ..samples import layernorm, splitk
 from ..samples.layernorm_long_rows import layernorm_long_rows
 from ..samples.matmul import matmul
+from ..samples.slice_reuse import gemm_rows
 from .inductor import cycles_of
 
 #: (M, N, K): recommendation- and generation-style small-M GEMMs.
@@ -169,7 +176,42 @@ def run_layernorm() -> dict:
             "ok": max(r["max_error"] for r in rows) < 1e-4}
 
 
-PARTS = {"splitk": run_splitk, "layernorm": run_layernorm}
+#: (M, N, K): each program's A rows [32, K] are used N / 64 times.
+SLICE_SHAPES = [(2048, 512, 512), (2048, 1024, 1024), (1024, 2048, 512)]
+
+
+def run_slice() -> dict:
+    """Timing-only, on a fresh chip each, after a functional check."""
+    gen = torch.Generator().manual_seed(2)
+    a = torch.randn(100, 256, generator=gen).half()
+    b = torch.randn(256, 300, generator=gen).half()
+    expected = a.double() @ b.double()
+    errors = {name: float((gemm_rows(a, b, reuse).double() - expected).abs().max())
+              for name, reuse in (("reload", False), ("reuse", True))}
+    print("\nextract_slice: A rows loaded once and sliced (reuse) vs every A tile reloaded; functional check, "
+          "max |error| vs float64 at 100x300x256: " + ", ".join(f"{n} {e:.1e}" for n, e in errors.items()))
+    print(f"{'shape':>15} {'reload':>9} {'reuse':>9} {'reload/reuse':>13}")
+    rows: List[dict] = []
+    for i, (M, N, K) in enumerate(SLICE_SHAPES):
+        print(f"  [{i + 1}/{len(SLICE_SHAPES)}] {M}x{N}x{K} ...", file=sys.stderr, flush=True)
+        a = torch.empty(M, K, dtype=torch.float16, device="mtia")
+        b = torch.empty(K, N, dtype=torch.float16, device="mtia")
+        measured = {}
+        for name, reuse in (("reload", False), ("reuse", True)):
+            runtime.configure(timing_only=1)
+            try:
+                measured[name] = cycles_of(lambda: gemm_rows(a, b, reuse))["cycles"]
+            finally:
+                runtime.configure()
+        row = {"M": M, "N": N, "K": K, "cycles": measured, "reload_over_reuse": measured["reload"] / measured["reuse"]}
+        rows.append(row)
+        print(f"{f'{M}x{N}x{K}':>15} {measured['reload']:>9} {measured['reuse']:>9} {row['reload_over_reuse']:>13.2f}")
+    geomean = _geomean(r["reload_over_reuse"] for r in rows)
+    print(f"geomean reload/reuse {geomean:.2f}")
+    return {"errors": errors, "rows": rows, "geomean_reload_over_reuse": geomean, "ok": max(errors.values()) < 1e-2}
+
+
+PARTS = {"splitk": run_splitk, "layernorm": run_layernorm, "slice": run_slice}
 
 
 def main(argv=None) -> int:

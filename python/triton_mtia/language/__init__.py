@@ -11,11 +11,14 @@ modules.
   `mtl.broadcast(values, is_source, axis=1)` (network.py): a reduction over
   a chain of PEs on the reduction network, a broadcast along a PE row or
   column over the NoC.
+* `mtl.extract_slice(input, offsets, sizes)` (slicing.py): a part of a
+  tensor, without reloading it (a view of its tile at constant offsets).
 * `libdevice` replaces `triton.language.extra.libdevice` for kernels compiled
   for MTIA (through `MTIABackend.get_module_map`).
 """
 
 from .network import broadcast, re_reduce
 from .pe import get_pe_grid_size, get_pe_id
+from .slicing import extract_slice
 
-__all__ = ["get_pe_id", "get_pe_grid_size", "re_reduce", "broadcast"]
+__all__ = ["get_pe_id", "get_pe_grid_size", "re_reduce", "broadcast", "extract_slice"]

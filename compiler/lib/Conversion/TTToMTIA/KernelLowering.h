@@ -139,6 +139,11 @@ int64_t tileBytes(RankedTensorType type);
 /// Whether `op` only rearranges the elements of its operand, so that its
 /// result can be a view of the operand's tile.
 bool isViewOp(Operation *op);
+/// The offset along its axis at which a gather takes a contiguous slice of
+/// its source: indices known at compile time, `offset + i_axis` at every
+/// position (`mtl.extract_slice` at constant offsets), in range. Such a
+/// gather is a view of the source's tile (ReduceScan.cpp).
+std::optional<int64_t> constantSliceOffset(tt::GatherOp op);
 /// The SE opcode of a libdevice function (`__mtia_<name>`), or "".
 StringRef libdeviceOpcode(StringRef symbol);
 /// Name of the SE opcode for an elementwise arith/math op, or "".

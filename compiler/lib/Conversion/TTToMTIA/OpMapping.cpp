@@ -45,6 +45,8 @@ int64_t tileBytes(RankedTensorType type) {
 /// Whether `op` only rearranges the elements of its operand, so that its
 /// result can be a view of the operand's tile.
 bool isViewOp(Operation *op) {
+  if (auto gather = dyn_cast<tt::GatherOp>(op))
+    return constantSliceOffset(gather).has_value();
   return isa<tt::ExpandDimsOp, tt::BroadcastOp, tt::SplatOp, tt::TransOp,
              tt::SplitOp, tt::ReshapeOp>(op);
 }

@@ -385,14 +385,117 @@ LogicalResult KernelLowering::lowerHistogram(tt::HistogramOp op) {
 }
 
 /// tt.gather: se_gather along `axis` of a tile by an index tile.
+/// The values of an integer tensor that constants alone determine, row-major:
+/// ranges, constant splats, their sums, differences and products, integer
+/// casts and layout ops that keep row-major order or broadcast. std::nullopt
+/// for anything else, or a tensor too large to be worth evaluating.
+static std::optional<SmallVector<int64_t>> constantIndices(Value v, unsigned depth = 0) {
+  constexpr int64_t kMaxElements = 1 << 16;
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.getElementType().isInteger() || depth > 16 ||
+      type.getNumElements() > kMaxElements)
+    return std::nullopt;
+  const int64_t n = type.getNumElements();
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  DenseIntElementsAttr dense;
+  if (matchPattern(v, m_Constant(&dense))) {
+    SmallVector<int64_t> values;
+    if (dense.isSplat())
+      values.assign(n, dense.getSplatValue<APInt>().getSExtValue());
+    else
+      for (const APInt &x : dense.getValues<APInt>())
+        values.push_back(x.getSExtValue());
+    return values;
+  }
+  if (auto range = dyn_cast<tt::MakeRangeOp>(def)) {
+    SmallVector<int64_t> values(n);
+    for (int64_t i = 0; i < n; ++i)
+      values[i] = int64_t(range.getStart()) + i;
+    return values;
+  }
+  if (auto splat = dyn_cast<tt::SplatOp>(def)) {
+    APInt x;
+    if (!matchPattern(splat.getSrc(), m_ConstantInt(&x)))
+      return std::nullopt;
+    return SmallVector<int64_t>(n, x.getSExtValue());
+  }
+  if (isa<tt::ExpandDimsOp, tt::ReshapeOp, arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
+    return constantIndices(def->getOperand(0), depth + 1);
+  if (auto bc = dyn_cast<tt::BroadcastOp>(def)) {
+    auto in = constantIndices(bc.getSrc(), depth + 1);
+    if (!in)
+      return std::nullopt;
+    ArrayRef<int64_t> from = cast<RankedTensorType>(bc.getSrc().getType()).getShape();
+    ArrayRef<int64_t> to = type.getShape();
+    SmallVector<int64_t> values(n);
+    for (int64_t i = 0; i < n; ++i) {
+      // Row-major position in `to` -> in `from` (size-1 dimensions repeat).
+      int64_t rest = i, at = 0, stride = 1;
+      for (int64_t d = int64_t(to.size()) - 1; d >= 0; --d) {
+        const int64_t index = rest % to[d];
+        rest /= to[d];
+        at += (from[d] == 1 ? 0 : index) * stride;
+        stride *= from[d];
+      }
+      values[i] = (*in)[at];
+    }
+    return values;
+  }
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def)) {
+    auto lhs = constantIndices(def->getOperand(0), depth + 1);
+    auto rhs = lhs ? constantIndices(def->getOperand(1), depth + 1) : std::nullopt;
+    if (!rhs)
+      return std::nullopt;
+    for (int64_t i = 0; i < n; ++i)
+      (*lhs)[i] = isa<arith::AddIOp>(def)   ? (*lhs)[i] + (*rhs)[i]
+                  : isa<arith::SubIOp>(def) ? (*lhs)[i] - (*rhs)[i]
+                                            : (*lhs)[i] * (*rhs)[i];
+    return lhs;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> constantSliceOffset(tt::GatherOp op) {
+  auto indices = constantIndices(op.getIndices());
+  if (!indices || indices->empty())
+    return std::nullopt;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(op.getIndices().getType()).getShape();
+  ArrayRef<int64_t> srcShape = cast<RankedTensorType>(op.getSrc().getType()).getShape();
+  const int64_t axis = op.getAxis(), offset = (*indices)[0];
+  if (offset < 0 || offset + shape[axis] > srcShape[axis])
+    return std::nullopt;
+  int64_t inner = 1; // elements per step along `axis` in row-major order
+  for (int64_t d = axis + 1; d < int64_t(shape.size()); ++d)
+    inner *= shape[d];
+  for (auto [i, value] : llvm::enumerate(*indices))
+    if (value != offset + (int64_t(i) / inner) % shape[axis])
+      return std::nullopt;
+  return offset;
+}
+
 LogicalResult KernelLowering::lowerGather(tt::GatherOp op) {
   Location loc = op.getLoc();
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
   auto idxType = cast<RankedTensorType>(op.getIndices().getType());
   SmallVector<int64_t> srcShape(srcType.getShape()), outShape(idxType.getShape());
   auto src = tensor(op.getSrc());
+  if (failed(src))
+    return failure();
+  // A slice at a constant offset: a view of the source's tile, no command
+  // (isViewOp keeps the source's tile until the view's last reader).
+  if (std::optional<int64_t> offset = constantSliceOffset(op)) {
+    Lowered view = *src;
+    if (view.isTile()) {
+      view.offset += *offset * view.strides[op.getAxis()];
+      view.shape = outShape;
+    }
+    tensors[op.getResult()] = view;
+    return success();
+  }
   auto idx = tensor(op.getIndices());
-  if (failed(src) || failed(idx))
+  if (failed(idx))
     return failure();
   SmallVector<std::pair<int64_t, int64_t>> temps;
   Type elemType = tileElementType(srcType);

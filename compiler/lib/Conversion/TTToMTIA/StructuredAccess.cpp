@@ -39,6 +39,9 @@ bool KernelLowering::isAddressOnly(Value v) {
       ok = v == rmw.getPtr() || v == rmw.getMask();
     else if (auto cas = dyn_cast<tt::AtomicCASOp>(user))
       ok = v == cas.getPtr() && v != cas.getCmp() && v != cas.getVal();
+    else if (auto gather = dyn_cast<tt::GatherOp>(user))
+      // The indices of a slice at a constant offset, a view (never computed).
+      ok = v == gather.getIndices() && constantSliceOffset(gather).has_value();
     else if (isa<tt::BitcastOp>(user) &&
              isa<tt::PointerType>(elementTypeOf(user->getResult(0).getType())))
       ok = isAddressOnly(user->getResult(0)); // ptr<f32> -> ptr<i32> (atomics)
