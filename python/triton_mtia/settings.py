@@ -163,6 +163,14 @@ class Settings:
     #: work to PEs with ``mtl.get_pe_id``: docs/extensions.md). A launch
     #: option too (``kernel[grid](..., pid_mapping="zigzag")``).
     pid_mapping: str = "linear"
+    #: Where libdevice calls (``triton.language.extra.libdevice``) run, the
+    #: paper's 6.1.3 directive: "auto" (the SE where it has a lookup table
+    #: for the function, else the vector core; the vector-core sharing may
+    #: move them), "se" (the SE, wherever it can) or "vec" (the vector
+    #: core's RVV). A launch option too (``kernel[grid](...,
+    #: libdevice_unit="vec")``); per call, ``mtl.unit_hint``
+    #: (docs/extensions.md).
+    libdevice_unit: str = "auto"
     #: torch.compile on the mtia device lowers layer norm to the Triton
     #: template of triton_mtia/inductor/layer_norm.py, into which Inductor
     #: fuses epilogues (the paper's 5.2). False: Inductor decomposes it and

@@ -9,6 +9,7 @@ import triton.language as tl
 
 import triton_mtia
 import triton_mtia.language as mtl
+from triton.language.extra import libdevice
 
 
 @triton.jit
@@ -356,3 +357,73 @@ def test_slice_reuse_gemm_matches_torch(reuse):
     a = torch.randn(100, 256, generator=gen).half()
     b = torch.randn(256, 300, generator=gen).half()
     torch.testing.assert_close(gemm_rows(a, b, reuse), a.float() @ b.float(), rtol=1e-4, atol=1e-3)
+
+
+# --- placement: mtl.core_hint, mtl.unit_hint, the libdevice_unit option -----
+
+
+@triton.jit
+def exp_twice(x_ptr, out_ptr, N: tl.constexpr, HINTS: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    if HINTS:
+        e = mtl.unit_hint(libdevice.exp(x), "vector")
+        y = mtl.core_hint(e * 2.0, "scalar")
+    else:
+        y = libdevice.exp(x) * 2.0
+    tl.store(out_ptr + offs, y)
+
+
+def test_placement_hints_move_commands_not_results():
+    x = torch.randn(1024, generator=torch.Generator().manual_seed(8))
+    plain, hinted = torch.empty(1024), torch.empty(1024)
+    k_plain = exp_twice[(1, )](x, plain, N=1024, HINTS=False)
+    k_hinted = exp_twice[(1, )](x, hinted, N=1024, HINTS=True)
+    torch.testing.assert_close(plain, torch.exp(x) * 2)
+    torch.testing.assert_close(hinted, torch.exp(x) * 2)
+    assert "se(ctx, SeOp::Exp," in k_plain.asm["cpp"]
+    cpp = k_hinted.asm["cpp"]
+    assert "vec(ctx, SeOp::Exp," in cpp  # unit_hint: on the vector core
+    mul = cpp.index("SeOp::Mul")  # core_hint: issued by the scalar core
+    assert cpp.rfind("onCore(ctx, 0)", 0, mul) > cpp.rfind("onCore(ctx, 1)", 0, mul)
+
+
+@pytest.mark.parametrize("unit, exp_on", [("auto", "se(ctx, SeOp::Exp,"), ("se", "se(ctx, SeOp::Exp,"),
+                                          ("vec", "{SeOp::Exp,")])
+def test_libdevice_unit_option(unit, exp_on):
+    x = torch.randn(1024, generator=torch.Generator().manual_seed(9))
+    out = torch.empty(1024)
+    compiled = exp_twice[(1, )](x, out, N=1024, HINTS=False, libdevice_unit=unit)
+    torch.testing.assert_close(out, torch.exp(x) * 2)
+    assert exp_on in compiled.asm["cpp"]
+
+
+def test_libdevice_unit_option_is_checked():
+    with pytest.raises(ValueError, match="libdevice_unit must be one of auto, se, vec, not 'gpu'"):
+        exp_twice[(1, )](torch.zeros(16), torch.zeros(16), N=16, HINTS=False, libdevice_unit="gpu")
+
+
+@triton.jit
+def hint_misuse(x_ptr, HOW: tl.constexpr):
+    offs = tl.arange(0, 16)
+    x = tl.load(x_ptr + offs)
+    if HOW == "erfc_on_se":
+        y = mtl.unit_hint(libdevice.erfc(x), "se")
+    elif HOW == "core":
+        y = mtl.core_hint(x + 1, "dsp")
+    else:
+        y = mtl.unit_hint(tl.full((16, ), 1.0, tl.float32), "se")
+    tl.store(x_ptr + offs, y)
+
+
+@pytest.mark.parametrize("how, message", [
+    # Found by our compiler (triton_mtia.CompilationError), at the line.
+    ("erfc_on_se", "the SE has no lookup table for Erfc; it runs on the vector core only"),
+    ("constant", "unit_hint applies to a tensor computed by a command just before it"),
+    # Found by the builtin (Triton's CompilationError), at the line.
+    ("core", 'core must be "scalar" or "vector" \\(0 or 1\\), not \'dsp\''),
+])
+def test_hint_misuse_is_an_error_at_the_call(how, message):
+    with pytest.raises((triton.CompilationError, triton_mtia.CompilationError), match=message) as bad:
+        hint_misuse[(1, )](torch.zeros(16), HOW=how)
+    assert "_hint(" in str(bad.value)

@@ -63,6 +63,10 @@ static cl::opt<bool> noIndexMath(
     cl::desc("leave `//` and `%` in addresses to gathers and scatters instead of "
              "splitting the block into the digits of an N-D DMA "
              "(convert-tt-to-mtia index-math=false)"));
+static cl::opt<std::string> libdeviceUnit(
+    "libdevice-unit", cl::init("auto"),
+    cl::desc("where libdevice calls run: auto, se or vec "
+             "(convert-tt-to-mtia libdevice-unit)"));
 static cl::opt<bool> noVectorCoreSharing(
     "no-vector-core-sharing",
     cl::desc("keep every elementwise command on the SIMD engine (skip "
@@ -250,6 +254,7 @@ int main(int argc, char **argv) {
     lowering.poisonMaskedLoads = poisonMaskedLoads;
     lowering.rematerialize = rematerialize;
     lowering.indexMath = !noIndexMath;
+    lowering.libdeviceUnit = libdeviceUnit;
     pm.addPass(triton_mtia::tt::createTTI1ArithToLogic());
     pm.addPass(triton_mtia::tt::createTTDecomposeCat());
     pm.addPass(triton_mtia::tt::createTTDecomposeDotScaled());

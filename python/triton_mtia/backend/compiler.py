@@ -41,6 +41,8 @@ MTIA_TARGET = GPUTarget(BACKEND_NAME, "mtia2i", 1)
 
 #: The PID-to-PE mappings the simulator implements (program_map.h).
 PID_MAPPINGS = ("linear", "round_robin", "zigzag", "user")
+#: Where libdevice calls may be placed (settings.libdevice_unit).
+LIBDEVICE_UNITS = ("auto", "se", "vec")
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,9 @@ class MTIAOptions:
     #: "zigzag" or "user" (settings.pid_mapping has the details); defaulted from
     #: `triton_mtia.settings.pid_mapping`. The launcher passes it on.
     pid_mapping: Optional[str] = None
+    #: Where libdevice calls run: "auto", "se" or "vec" (settings.libdevice_unit
+    #: has the details); defaulted from `triton_mtia.settings.libdevice_unit`.
+    libdevice_unit: Optional[str] = None
 
     def __post_init__(self):
         # Options must be hashable and JSON-able; Triton passes extern_libs as a dict.
@@ -192,6 +197,8 @@ def _compiler_flags(options) -> List[str]:
         if getattr(options, name) is False:
             flags.append("--no-" + name.replace("_", "-"))
     flags.append(f"--num-stages={options.num_stages if options.pipelining is not False else 1}")
+    if options.libdevice_unit not in (None, "auto"):
+        flags.append(f"--libdevice-unit={options.libdevice_unit}")
     return flags
 
 
@@ -227,6 +234,10 @@ class MTIABackend(BaseBackend):
         if args["pid_mapping"] not in PID_MAPPINGS:
             raise ValueError(f"pid_mapping must be one of {', '.join(PID_MAPPINGS)}, "
                              f"not {args['pid_mapping']!r}")
+        args.setdefault("libdevice_unit", settings.libdevice_unit)
+        if args["libdevice_unit"] not in LIBDEVICE_UNITS:
+            raise ValueError(f"libdevice_unit must be one of {', '.join(LIBDEVICE_UNITS)}, "
+                             f"not {args['libdevice_unit']!r}")
         # Upstream warns when fusion is left unset because its GPU default is
         # changing; this backend has no legacy to keep, so it passes its own
         # default (fused multiply-add on the SE) and still obeys the knob that

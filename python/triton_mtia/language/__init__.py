@@ -13,12 +13,15 @@ modules.
   column over the NoC.
 * `mtl.extract_slice(input, offsets, sizes)` (slicing.py): a part of a
   tensor, without reloading it (a view of its tile at constant offsets).
+* `mtl.core_hint(x, core)`, `mtl.unit_hint(x, unit)` (placement.py): the
+  RISC-V core that issues, the unit that computes the command behind `x`.
 * `libdevice` replaces `triton.language.extra.libdevice` for kernels compiled
   for MTIA (through `MTIABackend.get_module_map`).
 """
 
 from .network import broadcast, re_reduce
 from .pe import get_pe_grid_size, get_pe_id
+from .placement import core_hint, unit_hint
 from .slicing import extract_slice
 
-__all__ = ["get_pe_id", "get_pe_grid_size", "re_reduce", "broadcast", "extract_slice"]
+__all__ = ["get_pe_id", "get_pe_grid_size", "re_reduce", "broadcast", "extract_slice", "core_hint", "unit_hint"]

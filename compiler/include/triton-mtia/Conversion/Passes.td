@@ -35,6 +35,11 @@ def ConvertTTToMTIA : Pass<"convert-tt-to-mtia", "::mlir::ModuleOp"> {
            "recover Inductor's index math, `//` and `%` by constants that "
            "split a block into whole digits, as N-D DMAs (IndexMath.cpp); "
            "false leaves such accesses to gathers and scatters">,
+    Option<"libdeviceUnit", "libdevice-unit", "std::string", /*default=*/"\"auto\"",
+           "where libdevice calls run (the paper's 6.1.3): auto (the SE where "
+           "it has a lookup table, else the vector core; the vector-core "
+           "sharing may move them), se or vec (pinned there; math the SE has "
+           "no table for stays on the vector core)">,
     Option<"rematerialize", "rematerialize", "unsigned", /*default=*/"0",
            "so that fewer tiles are live at once, give every later use of a "
            "tile its own copy of what made it: 1 = loads (where no write "

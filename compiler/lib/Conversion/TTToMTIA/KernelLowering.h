@@ -144,6 +144,9 @@ bool isViewOp(Operation *op);
 /// position (`mtl.extract_slice` at constant offsets), in range. Such a
 /// gather is a view of the source's tile (ReduceScan.cpp).
 std::optional<int64_t> constantSliceOffset(tt::GatherOp op);
+/// Whether `op` is a placement hint (`mtl.core_hint`, `mtl.unit_hint`): an
+/// identity whose result is its operand's tile (Language.cpp).
+bool isPlacementHint(Operation *op);
 /// The SE opcode of a libdevice function (`__mtia_<name>`), or "".
 StringRef libdeviceOpcode(StringRef symbol);
 /// Name of the SE opcode for an elementwise arith/math op, or "".
@@ -177,6 +180,10 @@ public:
   bool poisonMaskedLoads = false;
   /// `//` and `%` by constants in addresses become digits of a DMA box.
   bool indexMath = true;
+  /// Where libdevice calls run: "auto" (the SE where it has a lookup table,
+  /// else the vector core; mtia-share-vector-core may move them), "se" or
+  /// "vec" (pinned there; vector-only math stays on the vector core).
+  std::string libdeviceUnit = "auto";
 
 private:
   // Blocks and ops.
@@ -269,6 +276,8 @@ private:
   /// `mtl.re_reduce` and `mtl.broadcast` (Language.cpp); std::nullopt for
   /// any other extern function.
   std::optional<LogicalResult> lowerCrossPe(tt::ExternElementwiseOp ext);
+  /// `mtl.core_hint` and `mtl.unit_hint` (Language.cpp).
+  std::optional<LogicalResult> lowerPlacementHint(tt::ExternElementwiseOp ext);
   LogicalResult lowerAtomicRmw(tt::AtomicRMWOp op);
   LogicalResult lowerAtomicCas(tt::AtomicCASOp op);
   LogicalResult lowerCombineReduce(tt::ReduceOp op);

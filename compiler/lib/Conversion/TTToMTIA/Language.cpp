@@ -126,11 +126,73 @@ std::optional<LogicalResult> KernelLowering::lowerCrossPe(tt::ExternElementwiseO
   return success();
 }
 
+/// `mtl.core_hint(x, core)` and `mtl.unit_hint(x, unit)`
+/// (python/triton_mtia/language/placement.py): identities on a tensor,
+/// `__mtia_core_hint_<0|1>` and `__mtia_unit_hint_<se|vec>`, that place the
+/// command which computed it.
+static constexpr llvm::StringLiteral kCoreHintPrefix = "__mtia_core_hint_";
+static constexpr llvm::StringLiteral kUnitHintPrefix = "__mtia_unit_hint_";
+
+bool isPlacementHint(Operation *op) {
+  auto ext = dyn_cast<tt::ExternElementwiseOp>(op);
+  return ext && (ext.getSymbol().starts_with(kCoreHintPrefix) ||
+                 ext.getSymbol().starts_with(kUnitHintPrefix));
+}
+
+std::optional<LogicalResult> KernelLowering::lowerPlacementHint(tt::ExternElementwiseOp ext) {
+  if (!isPlacementHint(ext))
+    return std::nullopt;
+  StringRef symbol = ext.getSymbol();
+  const bool core = symbol.consume_front(kCoreHintPrefix);
+  if (!core)
+    symbol.consume_front(kUnitHintPrefix);
+  StringRef what = core ? "core_hint" : "unit_hint";
+  if (ext.getSrcs().size() != 1 || ext.getSrcs()[0].getType() != ext.getType() ||
+      !isa<RankedTensorType>(ext.getType()))
+    return ext.emitError() << what << " takes one tensor and returns it";
+  if (core ? symbol != "0" && symbol != "1" : symbol != "se" && symbol != "vec")
+    return ext.emitError() << what << ": unknown placement '" << symbol << "'";
+  FailureOr<Lowered> value = tensor(ext.getSrcs()[0]);
+  if (failed(value))
+    return failure();
+  // The command that computed the value: the last one before this point of
+  // the block to append to its CB.
+  Operation *producer = nullptr;
+  if (value->isTile())
+    for (auto it = b.getInsertionPoint(); !producer && it != b.getInsertionBlock()->begin();) {
+      --it;
+      if (mtia::getCbUses(&*it).writes == value->cb)
+        producer = &*it;
+    }
+  if (!producer || isa<mtia::CbPopOp>(producer))
+    return ext.emitError() << what
+                           << " applies to a tensor computed by a command just before it, in the "
+                              "same block (not to a constant, a splat or a loop-carried value)";
+  if (core) {
+    producer->setAttr(mtia::kCoreHintAttr, b.getI64IntegerAttr(symbol == "1" ? 1 : 0));
+  } else {
+    auto se = dyn_cast<mtia::SeOp>(producer);
+    if (!se)
+      return ext.emitError() << "unit_hint applies to the result of an elementwise operation "
+                                "(an SE or vector-core command), not of "
+                             << producer->getName();
+    if (symbol == "se" && mtia::isVectorOnlyOpcode(se.getOpcode()))
+      return ext.emitError() << "unit_hint: the SE has no lookup table for " << se.getOpcode()
+                             << "; it runs on the vector core only";
+    se.setUnit(symbol);
+    se->setAttr(mtia::kPinnedAttr, b.getUnitAttr());
+  }
+  tensors[ext.getResult()] = *value; // the same tile (isViewOp keeps it alive)
+  return success();
+}
+
 std::optional<LogicalResult> KernelLowering::lowerLanguageOp(Operation *op) {
   if (auto ext = dyn_cast<tt::ExternElementwiseOp>(op)) {
     if (std::optional<LogicalResult> lowered = lowerPeQuery(ext))
       return lowered;
     if (std::optional<LogicalResult> lowered = lowerCrossPe(ext))
+      return lowered;
+    if (std::optional<LogicalResult> lowered = lowerPlacementHint(ext))
       return lowered;
   }
   if (auto w = dyn_cast<scf::WhileOp>(op))

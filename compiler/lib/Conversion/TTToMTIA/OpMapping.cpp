@@ -47,6 +47,8 @@ int64_t tileBytes(RankedTensorType type) {
 bool isViewOp(Operation *op) {
   if (auto gather = dyn_cast<tt::GatherOp>(op))
     return constantSliceOffset(gather).has_value();
+  if (isPlacementHint(op))
+    return true;
   return isa<tt::ExpandDimsOp, tt::BroadcastOp, tt::SplatOp, tt::TransOp,
              tt::SplitOp, tt::ReshapeOp>(op);
 }

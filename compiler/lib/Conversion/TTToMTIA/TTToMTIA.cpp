@@ -454,6 +454,14 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, StringRef opcode) 
   SmallVector<int64_t> shape(type.getShape());
   int64_t cb = newResultTile(op->getResult(0), type.getElementType(), shape, loc);
   emitElementwise(loc, imms, opcode, cb, type.getElementType(), shape, srcs);
+  if (isa<tt::ExternElementwiseOp>(op) && libdeviceUnit != "auto") {
+    // The libdevice placement directive (6.1.3): pinned where it says, but
+    // math the SE has no lookup table for stays on the vector core.
+    auto se = cast<mtia::SeOp>(std::prev(b.getInsertionPoint()));
+    if (!mtia::isVectorOnlyOpcode(opcode))
+      se.setUnit(libdeviceUnit);
+    se->setAttr(mtia::kPinnedAttr, b.getUnitAttr());
+  }
   return success();
 }
 
@@ -626,6 +634,10 @@ struct ConvertTTToMTIA
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (libdeviceUnit != "auto" && libdeviceUnit != "se" && libdeviceUnit != "vec") {
+      module.emitError() << "libdevice-unit must be auto, se or vec, not '" << libdeviceUnit << "'";
+      return signalPassFailure();
+    }
     eraseAssumptions(module);
     // Kernels are the public functions; noinline device functions that
     // survived Triton's inliner are inlined here, and early returns become
@@ -644,6 +656,7 @@ struct ConvertTTToMTIA
       lowering.dmaReport = dmaReport;
       lowering.poisonMaskedLoads = poisonMaskedLoads;
       lowering.indexMath = indexMath;
+      lowering.libdeviceUnit = libdeviceUnit;
       if (failed(lowering.run()))
         return signalPassFailure();
     }

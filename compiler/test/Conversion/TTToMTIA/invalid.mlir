@@ -137,3 +137,26 @@ tt.func public @broadcast_over_axis_two(%p: !tt.ptr<f32>, %source: i1) {
   %r = tt.extern_elementwise %v, %source {libname = "", libpath = "", pure = false, symbol = "__mtia_broadcast_2"} : (tensor<16xf32>, i1) -> tensor<16xf32>
   tt.return
 }
+
+// -----
+
+tt.func public @unit_hint_of_a_constant(%p: !tt.ptr<f32>) {
+  %v = arith.constant dense<1.0> : tensor<16xf32>
+  // expected-error @+1 {{unit_hint applies to a tensor computed by a command just before it, in the same block (not to a constant, a splat or a loop-carried value)}}
+  %r = tt.extern_elementwise %v {libname = "", libpath = "", pure = false, symbol = "__mtia_unit_hint_se"} : (tensor<16xf32>) -> tensor<16xf32>
+  tt.return
+}
+
+// -----
+
+tt.func public @erfc_on_the_se(%in: !tt.ptr<f32>) {
+  %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %ip = tt.splat %in : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %ips = tt.addptr %ip, %r : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  %x = tt.load %ips : tensor<16x!tt.ptr<f32>>
+  %e = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__mtia_erfc"} : (tensor<16xf32>) -> tensor<16xf32>
+  // expected-error @+1 {{unit_hint: the SE has no lookup table for Erfc; it runs on the vector core only}}
+  %h = tt.extern_elementwise %e {libname = "", libpath = "", pure = false, symbol = "__mtia_unit_hint_se"} : (tensor<16xf32>) -> tensor<16xf32>
+  tt.store %ips, %h : tensor<16x!tt.ptr<f32>>
+  tt.return
+}

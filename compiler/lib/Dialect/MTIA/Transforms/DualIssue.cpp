@@ -8,7 +8,10 @@
 // fabric interface's commands stay on the scalar core 0 and the compute
 // units' commands go to the vector core 1, so each unit's queue is fed by
 // one core in program order, and the cores never need to agree on more than
-// the CBs, whose producer/consumer order the units already enforce.
+// the CBs, whose producer/consumer order the units already enforce. A
+// command a kernel author pinned to a core (`mtl.core_hint`, the attribute
+// mtia.core_hint) goes there instead; the units still take their commands
+// in program order, whichever core issued them.
 //
 // Then it records, for each scalar op, which cores compute it: an address
 // only core 0, an SE immediate only core 1, a loop bound or a value both
@@ -41,6 +44,14 @@ constexpr unsigned kCore0 = 1, kCore1 = 2, kBothCores = kCore0 | kCore1;
 /// commands (scalar code, control flow) and for pops, which go with their
 /// CB's last reader.
 int unitCore(Operation *op) {
+  if (auto pinned = op->getAttrOfType<IntegerAttr>(kCoreHintAttr))
+    return static_cast<int>(pinned.getInt()); // the kernel author's mtl.core_hint
+  // The networks between PEs: broadcasts with the fabric interface they
+  // use, the reduction engine with the compute units whose results it adds.
+  if (isa<NocBroadcastOp, NocRecvOp>(op))
+    return 0;
+  if (isa<ReSendOp, ReRecvOp>(op))
+    return 1;
   if (isa<DmaInOp, DmaOutOp, GatherInOp, ScatterOutOp, AtomicRmwOp, AtomicCasOp, FenceOp>(op))
     return 0;
   if (isa<SeOp, VecLoopOp, SeReduceOp, SeIotaOp, DpeOp, MluCopyOp, SeScanOp, SeHistogramOp, SeGatherOp>(

@@ -185,6 +185,8 @@ struct FuseVectorLoops
       auto fused =
           VecLoopOp::create(b, se.getLoc(), loop.imms, se.getValid(), se.getCb(), se.getElemType(),
                             se.getShape(), b.getArrayAttr(loop.srcs), b.getArrayAttr(steps));
+      if (Attribute hint = se->getAttr(kCoreHintAttr)) // all its commands' (canFold)
+        fused->setAttr(kCoreHintAttr, hint);
       Operation *after = fused;
       for (auto [pop, keep] : delayed) {
         if (keep > 0) {
@@ -295,6 +297,10 @@ struct FuseVectorLoops
   /// they are added to `delayed`.
   bool canFold(const Loop &pLoop, const Loop &built, size_t later, Operation *p, Operation *q,
                SmallVector<Operation *> &delayed) {
+    // One loop is issued by one core: commands a kernel author put on
+    // different cores (mtl.core_hint) stay apart.
+    if (p->getAttr(kCoreHintAttr) != q->getAttr(kCoreHintAttr))
+      return false;
     Loop merged = built;
     merged.inline_(pLoop);
     if (static_cast<int64_t>(merged.srcs.size() + later) > kLoopInputs ||

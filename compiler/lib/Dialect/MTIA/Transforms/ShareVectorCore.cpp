@@ -20,7 +20,9 @@
 // keeps its unit and only occupies it. This is the classic earliest-finish
 // rule of list scheduling on two unequal processors: a command on the
 // critical path stays on the faster SE, one the SE would only queue goes to
-// the otherwise idle core.
+// the otherwise idle core. A command whose unit was chosen for it (the
+// attribute mtia.pinned: `mtl.unit_hint`, the `libdevice_unit` option)
+// keeps that unit and is never split.
 //
 // With `split`, a command can also run on both units at once: the SE takes
 // its first rows and a second command on the vector core the rest of the
@@ -418,7 +420,7 @@ struct ShareVectorCore
     splitOff.clear();
     cbUsers = collectCbUsers(getOperation());
     getOperation().walk([&](SeOp se) {
-      if (se.getUnit() == "se")
+      if (se.getUnit() == "se" && !se->hasAttr(kPinnedAttr))
         movable.insert(se);
     });
     for (Block &block : getOperation().getBody())

@@ -42,6 +42,13 @@ inline constexpr llvm::StringLiteral kCoreAttr = "mtia.core";
 inline constexpr llvm::StringLiteral kIssueCoresAttr = "mtia.issue_cores";
 /// On a function: mtia-dual-issue split its commands between the cores.
 inline constexpr llvm::StringLiteral kDualIssueAttr = "mtia.dual_issue";
+/// On a command: the RISC-V core (0 scalar, 1 vector) a kernel author asked
+/// to issue it (`mtl.core_hint`); mtia-dual-issue follows it.
+inline constexpr llvm::StringLiteral kCoreHintAttr = "mtia.core_hint";
+/// On an `mtia.se`: its unit was chosen by the kernel author
+/// (`mtl.unit_hint`) or a compile option (`libdevice_unit`), so
+/// mtia-share-vector-core neither moves nor splits it.
+inline constexpr llvm::StringLiteral kPinnedAttr = "mtia.pinned";
 /// Dimensions of the tiles the compute units iterate and of a DMA box: the
 /// device API's kMaxRank and kMaxBoxRank (runtime/include/mtia/device.h,
 /// whose `mtia` namespace would clash with this one; MTIADialect.cpp checks
