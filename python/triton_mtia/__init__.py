@@ -20,6 +20,7 @@ from . import device, inductor
 from .errors import CompilationError, KernelFault, OutOfResources
 from .runtime import LaunchStats, TraceRecording, configure, last_launch, presets, simulator, trace
 from .settings import settings
+from .structs import TensorView, struct_type, tensor_view
 
 # torch.device("mtia"), unless PyTorch's autoload already registered it.
 device.ensure_loaded()
@@ -41,6 +42,9 @@ __all__ = [
     "CompilationError",
     "OutOfResources",
     "KernelFault",
+    "struct_type",
+    "TensorView",
+    "tensor_view",
 ]
 
 

@@ -427,3 +427,105 @@ def test_hint_misuse_is_an_error_at_the_call(how, message):
     with pytest.raises((triton.CompilationError, triton_mtia.CompilationError), match=message) as bad:
         hint_misuse[(1, )](torch.zeros(16), HOW=how)
     assert "_hint(" in str(bad.value)
+
+
+# --- struct types: @triton_mtia.struct_type, TensorView ---------------------
+
+
+@triton.jit
+def scale_view(src, dst, alpha, BLOCK: tl.constexpr):
+    """dst = alpha * src, two TensorViews of any strides."""
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    for c0 in range(0, src.shape[1], BLOCK):
+        cols = c0 + tl.arange(0, BLOCK)
+        p, m = mtl.tensor_view_ptrs_2d(src, rows, cols)
+        q, _ = mtl.tensor_view_ptrs_2d(dst, rows, cols)
+        tl.store(q, tl.load(p, mask=m) * alpha, mask=m)
+
+
+def test_a_kernel_takes_tensor_views():
+    x = torch.randn(50, 70, generator=torch.Generator().manual_seed(10)).t()  # 70x50, strides (1, 70)
+    y = torch.empty(70, 50)
+    scale_view[(triton.cdiv(70, 32), )](triton_mtia.tensor_view(x), triton_mtia.tensor_view(y), 2.5, BLOCK=32)
+    torch.testing.assert_close(y, x * 2.5)
+
+
+def test_tensor_view_is_the_c_structure():
+    import ctypes
+    x = torch.zeros(3, 4, 5)
+    view = triton_mtia.tensor_view(x)
+    c = view.to_ctypes()
+    assert ctypes.sizeof(c) == 80  # int64[4], int64[4], void*, int32 (+ padding)
+    assert list(c.shape) == [3, 4, 5, 1] and list(c.stride) == [20, 5, 1, 0]
+    assert c.base == x.data_ptr() and c.ndim == 3
+    back = triton_mtia.TensorView.from_ctypes(c)
+    assert back.shape == (3, 4, 5, 1) and back.base == x.data_ptr()
+
+
+import ctypes  # noqa: E402  (the struct types below are module-level, as a user's would be)
+
+
+@triton_mtia.struct_type
+class Range(ctypes.Structure):
+    _fields_ = [("lo", ctypes.c_int32), ("hi", ctypes.c_int32)]
+
+
+@triton_mtia.struct_type
+class Job(ctypes.Structure):
+    _fields_ = [("rows", Range.ctype), ("data", ctypes.POINTER(ctypes.c_float)), ("factor", ctypes.c_float),
+                ("bias", ctypes.c_int32 * 2)]
+
+
+@triton.jit
+def in_range(r, offs):
+    return (offs >= r.lo) & (offs < r.hi)
+
+
+@triton.jit
+def run_job(job, out):
+    offs = tl.arange(0, 64)
+    m = in_range(job.rows, offs)  # a nested struct, passed to a helper
+    tl.store(out + offs, tl.load(job.data + offs, mask=m, other=0.0) * job.factor + job.bias[1], mask=m)
+
+
+def test_nested_structs_arrays_and_pointers():
+    data, out = torch.arange(64.0), torch.zeros(64)
+    run_job[(1, )](Job(rows=Range(3, 40), data=data, factor=2.0, bias=(0, 7)), out)
+    expected = torch.zeros(64)
+    expected[3:40] = data[3:40] * 2 + 7
+    torch.testing.assert_close(out, expected)
+
+
+def test_struct_type_misuse_is_an_error_that_names_it():
+    with pytest.raises(TypeError, match="decorates a ctypes.Structure subclass"):
+        triton_mtia.struct_type(int)
+
+    class Text(ctypes.Structure):
+        _fields_ = [("name", ctypes.c_wchar_p)]
+
+    with pytest.raises(TypeError, match="Text.name: fields of type c_wchar_p are not supported"):
+        triton_mtia.struct_type(Text)
+
+    class Plain(ctypes.Structure):
+        _fields_ = [("x", ctypes.c_int32)]
+
+    class Holder(ctypes.Structure):
+        _fields_ = [("inner", Plain)]
+
+    with pytest.raises(TypeError, match="nested structure Plain must be decorated"):
+        triton_mtia.struct_type(Holder)
+    with pytest.raises(TypeError, match="Job has no field 'scale'"):
+        Job(scale=2.0)
+    with pytest.raises(ValueError, match="Job.bias holds 2 values, got 3"):
+        Job(bias=(1, 2, 3))
+
+
+@triton.jit
+def read_missing_field(job, out):
+    tl.store(out, job.scale)
+
+
+def test_a_field_that_does_not_exist_is_a_compile_error_at_the_line():
+    with pytest.raises(triton.CompilationError, match="has no attribute scale") as bad:
+        read_missing_field[(1, )](Job(data=torch.zeros(4)), torch.zeros(1))
+    assert "tl.store(out, job.scale)" in str(bad.value)

@@ -15,6 +15,9 @@ modules.
   tensor, without reloading it (a view of its tile at constant offsets).
 * `mtl.core_hint(x, core)`, `mtl.unit_hint(x, unit)` (placement.py): the
   RISC-V core that issues, the unit that computes the command behind `x`.
+* `mtl.tensor_view_ptrs_2d`, `mtl.tensor_view_numel` (tensor_view.py):
+  helpers for kernels that take a `triton_mtia.TensorView` (struct types:
+  triton_mtia/structs.py).
 * `libdevice` replaces `triton.language.extra.libdevice` for kernels compiled
   for MTIA (through `MTIABackend.get_module_map`).
 """
@@ -23,5 +26,9 @@ from .network import broadcast, re_reduce
 from .pe import get_pe_grid_size, get_pe_id
 from .placement import core_hint, unit_hint
 from .slicing import extract_slice
+from .tensor_view import tensor_view_numel, tensor_view_ptrs_2d
 
-__all__ = ["get_pe_id", "get_pe_grid_size", "re_reduce", "broadcast", "extract_slice", "core_hint", "unit_hint"]
+__all__ = [
+    "get_pe_id", "get_pe_grid_size", "re_reduce", "broadcast", "extract_slice", "core_hint", "unit_hint",
+    "tensor_view_ptrs_2d", "tensor_view_numel"
+]
