@@ -933,3 +933,47 @@ TEST(NocBroadcast, AReceiveNobodyBroadcastsToIsADeadlockThatSaysSo) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(NetworkReceive, ATileOfAnotherSizeIsAnInvalidCommandThatSaysBoth) {
+  static std::vector<float> in(16), out(16);
+  KernelInfo info = kernelInfo("k", 2, {64, 64});
+  auto fault = [&](KernelEntry kernel) -> std::string {
+    try {
+      rt::Simulator(gridOfPes())
+          .launch(kernel, info, {kBcRows * kBcCols, 1, 1}, {ptrArg(in.data()), ptrArg(out.data())},
+                  {regionOf(in), regionOf(out)}, "", sim::PidMapping::User);
+    } catch (const sim::FaultError &e) {
+      EXPECT_EQ(e.fault().kind, std::string("invalid command"));
+      return e.fault().message;
+    }
+    ADD_FAILURE() << "expected a fault";
+    return "";
+  };
+  // PE 0 sends 4 floats south; PE 4, below it, expects 8.
+  std::string re = fault([](Ctx *c, const Arg *) {
+    const int64_t pid = programId(c, 0);
+    if (pid == 0) {
+      seIota(c, 0, DType::F32, 4, 0);
+      reSend(c, ReDir::South, DType::F32, shape1(4), tile(0, DType::F32, shape1(4)));
+    } else if (pid == kBcCols) {
+      reRecv(c, ReduceOp::Sum, 1, DType::F32, shape1(8), immFloat(DType::F32, 0), ReDir::North);
+    }
+  });
+  EXPECT_NE(re.find("reRecv of 32 bytes from the north neighbour, which sent 16"), std::string::npos) << re;
+  // PE 0 broadcasts 4 floats along its row; PE 1 expects 8.
+  std::string noc = fault([](Ctx *c, const Arg *) {
+    const int64_t pid = programId(c, 0);
+    if (pid == 0) {
+      seIota(c, 0, DType::F32, 4, 0);
+      nocBroadcast(c, 1, DType::F32, shape1(4), tile(0, DType::F32, shape1(4)));
+    } else if (pid == 1) {
+      nocRecv(c, 1, 1, DType::F32, shape1(8));
+    }
+  });
+  EXPECT_NE(noc.find("nocRecv of 32 bytes along the PE row, which was broadcast 16"), std::string::npos)
+      << noc;
+}
+
+} // namespace

@@ -84,9 +84,10 @@ def matmul_splitk_re(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_
 
 
 @triton.jit
-def matmul_splitk_atomic(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
-                         stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                         SPLIT: tl.constexpr):
+def _program_part(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, SPLIT: tl.constexpr):
+    """The portable split: program (tile, part) of a grid (C tiles, SPLIT)
+    sums part `part` of K for C tile `tile`: its rows, columns, part and sum."""
     tile = tl.program_id(0)
     part = tl.program_id(1)
     tiles_n = tl.cdiv(N, BLOCK_N)
@@ -95,6 +96,15 @@ def matmul_splitk_atomic(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, str
     k_slice = tl.cdiv(tl.cdiv(K, SPLIT), BLOCK_K) * BLOCK_K
     acc = _partial_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, offs_m, offs_n,
                         part * k_slice, (part + 1) * k_slice, True, BLOCK_M, BLOCK_N, BLOCK_K, False)
+    return offs_m, offs_n, part, acc
+
+
+@triton.jit
+def matmul_splitk_atomic(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                         stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                         SPLIT: tl.constexpr):
+    offs_m, offs_n, part, acc = _program_part(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                                              BLOCK_M, BLOCK_N, BLOCK_K, SPLIT)
     tl.atomic_add(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn, acc,
                   mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
@@ -102,14 +112,8 @@ def matmul_splitk_atomic(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, str
 @triton.jit
 def matmul_splitk_partials(a_ptr, b_ptr, w_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, SPLIT: tl.constexpr):
-    tile = tl.program_id(0)
-    part = tl.program_id(1)
-    tiles_n = tl.cdiv(N, BLOCK_N)
-    offs_m = (tile // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = (tile % tiles_n) * BLOCK_N + tl.arange(0, BLOCK_N)
-    k_slice = tl.cdiv(tl.cdiv(K, SPLIT), BLOCK_K) * BLOCK_K
-    acc = _partial_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, offs_m, offs_n,
-                        part * k_slice, (part + 1) * k_slice, True, BLOCK_M, BLOCK_N, BLOCK_K, False)
+    offs_m, offs_n, part, acc = _program_part(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                                              BLOCK_M, BLOCK_N, BLOCK_K, SPLIT)
     tl.store(w_ptr + part * M * N + offs_m[:, None] * N + offs_n[None, :], acc,
              mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 

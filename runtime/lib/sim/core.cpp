@@ -651,13 +651,19 @@ void Core::reSend(ReDir to, DType t, const Shape *s, const Operand *src) {
   checkDType(t);
   checkShape(*s);
   checkNeighbour(to);
+  submitSend(CmdKind::ReSend, int32_t(to), t, s, src);
+}
+
+void Core::submitSend(CmdKind kind, int32_t axis, DType t, const Shape *s, const Operand *src) {
   if (src->kind != Operand::Kind::Cb || src->dtype != t)
-    fail(fault_kind::kInvalidCommand, src->cb, "reSend sends a CB tile of its dtype");
+    fail(fault_kind::kInvalidCommand, src->cb,
+         std::string(issuing_) + " sends a CB tile of its dtype");
   Command c;
-  c.kind = CmdKind::ReSend;
+  c.kind = kind;
   c.dtype = t;
   c.shape = *s;
-  c.axis = int32_t(to);
+  c.axis = axis;
+  c.op = uint16_t(axis);
   c.operands[0] = *src;
   c.numOperands = 1;
   c.reads[0] = operandRange(*src, *s);
@@ -697,19 +703,7 @@ void Core::nocBroadcast(int32_t axis, DType t, const Shape *s, const Operand *sr
   if (axis != 0 && axis != 1)
     fail(fault_kind::kInvalidCommand, -1,
          "nocBroadcast: axis " + std::to_string(axis) + " (0: along the PE column, 1: the PE row)");
-  if (src->kind != Operand::Kind::Cb || src->dtype != t)
-    fail(fault_kind::kInvalidCommand, src->cb, "nocBroadcast sends a CB tile of its dtype");
-  Command c;
-  c.kind = CmdKind::NocSend;
-  c.dtype = t;
-  c.shape = *s;
-  c.axis = axis;
-  c.op = uint16_t(axis);
-  c.operands[0] = *src;
-  c.numOperands = 1;
-  c.reads[0] = operandRange(*src, *s);
-  c.numReads = 1;
-  submit(c);
+  submitSend(CmdKind::NocSend, axis, t, s, src);
 }
 
 void Core::nocRecv(int32_t axis, int32_t dst, DType t, const Shape *s) {

@@ -570,6 +570,18 @@ std::pair<Cycle, Cycle> Pe::executeFabric(const Command &c) {
   return {std::max(now + fi, m.serverEnd), std::max(now + fi + m.latency, m.done)};
 }
 
+Pe::Packet Pe::takePacket(std::deque<Packet> &inbox, const Command &c, UnitKind unit,
+                          const std::string &from) {
+  Packet p = std::move(inbox.front());
+  inbox.pop_front();
+  const int64_t bytes = c.shape.numElements() * dtypeSize(c.dtype);
+  if (p.bytes != bytes)
+    fail(fault_kind::kInvalidCommand, c, unit,
+         std::string(c.kind == CmdKind::ReRecv ? "reRecv" : "nocRecv") + " of " +
+             std::to_string(bytes) + " bytes " + from + " " + std::to_string(p.bytes));
+  return p;
+}
+
 std::pair<Cycle, Cycle> Pe::executeRe(const Command &c) {
   const Config &cfg = chip_.config();
   const Cycle now = chip_.events().now();
@@ -588,12 +600,8 @@ std::pair<Cycle, Cycle> Pe::executeRe(const Command &c) {
                                      tile, bytes);
     return {now + occupancy, now + occupancy};
   }
-  Packet p = std::move(inbox_[c.axis].front());
-  inbox_[c.axis].pop_front();
-  if (p.bytes != bytes)
-    fail(fault_kind::kInvalidCommand, c, UnitKind::Re,
-         "reRecv of " + std::to_string(bytes) + " bytes from the " + reDirName(dir) +
-             " neighbour, which sent " + std::to_string(p.bytes));
+  Packet p = takePacket(inbox_[c.axis], c, UnitKind::Re,
+                        std::string("from the ") + reDirName(dir) + " neighbour, which sent");
   if (functional) {
     CircularBuffer &dst = cbs_[c.write.cb];
     uint8_t *out = writeTarget(c);
@@ -643,13 +651,9 @@ std::pair<Cycle, Cycle> Pe::executeNoc(const Command &c) {
     }
     return {now + occupancy, now + occupancy};
   }
-  Packet p = std::move(broadcastInbox_[c.axis].front());
-  broadcastInbox_[c.axis].pop_front();
-  if (p.bytes != bytes)
-    fail(fault_kind::kInvalidCommand, c, UnitKind::DmaIn,
-         "nocRecv of " + std::to_string(bytes) + " bytes along the PE " +
-             (c.axis == 1 ? "row" : "column") + ", which was broadcast " +
-             std::to_string(p.bytes));
+  Packet p = takePacket(broadcastInbox_[c.axis], c, UnitKind::DmaIn,
+                        std::string("along the PE ") + (c.axis == 1 ? "row" : "column") +
+                            ", which was broadcast");
   if (functional) {
     CircularBuffer &dst = cbs_[c.write.cb];
     uint8_t *out = writeTarget(c);

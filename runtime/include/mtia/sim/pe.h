@@ -196,6 +196,9 @@ public:
   void reSend(ReDir to, DType t, const Shape *s, const Operand *src);
   void nocBroadcast(int32_t axis, DType t, const Shape *s, const Operand *src);
   void nocRecv(int32_t axis, int32_t dst, DType t, const Shape *s);
+  /// A command that sends the CB tile `src` over a network (reSend,
+  /// nocBroadcast), `axis` its direction or PE axis.
+  void submitSend(CmdKind kind, int32_t axis, DType t, const Shape *s, const Operand *src);
   void reRecv(ReduceOp op, int32_t dst, DType t, const Shape *s, const Operand *local,
               ReDir from);
   void fence(Fence kind);
@@ -399,6 +402,11 @@ private:
   /// Tiles broadcast to this PE along its column (0) and its row (1), in
   /// arrival order.
   std::deque<Packet> broadcastInbox_[2];
+  /// The oldest tile of `inbox`, which the receive `c` on `unit` takes; a
+  /// tile of another size than `c`'s is an invalid-command fault ("<cmd> of
+  /// N bytes <from> M").
+  Packet takePacket(std::deque<Packet> &inbox, const Command &c, UnitKind unit,
+                    const std::string &from);
   /// checkMemoryOrder's list of earlier commands, kept to reuse its storage.
   std::vector<const Command *> orderScratch_;
 };
