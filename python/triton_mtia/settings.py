@@ -80,12 +80,25 @@ class Settings:
     cxx: str = field(default_factory=lambda: os.environ.get("TRITON_MTIA_CXX", "clang++-22"))
     #: Flags for `cxx`; -fPIC/-shared/-I are always added.
     # -fwrapv: integer arithmetic in kernels wraps, as it does in Triton.
-    # -fno-inline: the device API's calls stay calls. Inlined, each command
-    # leaves its Shape/Operand temporaries in the kernel body, and clang's
-    # SROA and MemCpyOpt take time quadratic in them: 45 s instead of 1 s
-    # for a 2,600-line grid_sample kernel. A call per command costs nothing
-    # next to simulating the command, and simulated cycles do not change.
-    cxx_flags: tuple = ("-std=c++17", "-O2", "-fno-inline", "-fwrapv")
+    # -O0: a kernel's host code only issues commands, and simulating them is
+    # nearly all of a launch's host time; simulated cycles do not depend on
+    # it at all. -O2 took 0.17 s per small kernel where -O0 takes 0.12 (0.05
+    # with the precompiled prelude), for the same launch times
+    # (bench/README.md, "Compile time").
+    # -fno-inline (for those who set -O1 or more): the device API's calls
+    # stay calls. Inlined, each command leaves its Shape/Operand temporaries
+    # in the kernel body, and clang's SROA and MemCpyOpt take time quadratic
+    # in them: 45 s instead of 1 s for a 2,600-line grid_sample kernel.
+    cxx_flags: tuple = ("-std=c++17", "-O0", "-fno-inline", "-fwrapv")
+    #: Compile kernels against a precompiled header of the device API
+    #: (backend/object_cache.py), built once per compiler, flags and headers.
+    precompiled_headers: bool = True
+    #: How a kernel's shared object is linked (after -shared): without the C
+    #: runtime's start files (a kernel is no program), with only the
+    #: libraries its code can call: the C++ runtime, libm, libc and the
+    #: compiler's helpers (fp16 conversions). 0.03 s where clang's default
+    #: link takes 0.05; () is that default.
+    link_flags: tuple = ("-nostdlib", "-lstdc++", "-lm", "-lc", "-lgcc", "-lgcc_s")
     #: Directory holding `mtia/device.h`.
     include_dir: Optional[str] = field(default_factory=_find_include_dir)
     #: Simulator preset used when the process-wide simulator is first made.

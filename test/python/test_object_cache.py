@@ -70,8 +70,11 @@ def test_objects_are_published_whole(fresh_caches):
     # concurrent reader sees the whole object or none, never a part.
     x = torch.randn(64)
     scale_kernel[(1, )](x, torch.empty_like(x), 64, BLOCK=64)
-    names = [p.name for p in fresh_caches.glob("*/*")]
-    assert len(names) == 1 and names[0].endswith(".so") and not names[0].startswith(".")
+    objects = [p.name for p in fresh_caches.glob("*/*") if p.parent.name != "pch"]
+    assert len(objects) == 1 and objects[0].endswith(".so") and not objects[0].startswith(".")
+    # So is the precompiled prelude, beside them.
+    pch = [p.name for p in fresh_caches.glob("pch/*")]
+    assert len(pch) == 1 and pch[0].endswith(".pch") and not pch[0].startswith(".")
 
 
 def test_cache_can_be_bypassed(fresh_caches, monkeypatch):
@@ -80,4 +83,33 @@ def test_cache_can_be_bypassed(fresh_caches, monkeypatch):
     hits, misses = _counts()
     scale_kernel[(1, )](x, torch.empty_like(x), 64, BLOCK=64)
     assert _counts() == (hits, misses)
-    assert not os.path.exists(fresh_caches)
+    assert not list(fresh_caches.glob("*/*.so"))
+
+
+def test_kernels_compile_against_a_precompiled_prelude(fresh_caches, monkeypatch):
+    """The device API's headers are parsed once per compiler, flags and
+    headers (a clang PCH), not once per kernel; a kernel is the same with or
+    without it, and headers that change (a reinstall) get a PCH of their own."""
+    x = torch.randn(300)
+    with_pch, without = torch.empty_like(x), torch.empty_like(x)
+    scale_kernel.device_caches.clear()  # compiled by the tests above, in memory
+    scale_kernel[(2, )](x, with_pch, 300, BLOCK=256)
+    assert len(list(fresh_caches.glob("pch/*.pch"))) == 1
+    monkeypatch.setattr(triton_mtia.settings, "precompiled_headers", False)
+    monkeypatch.setattr(triton_mtia.settings, "object_cache", False)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(fresh_caches.parent / "triton-without-pch"))
+    scale_kernel.device_caches.clear()
+    scale_kernel[(2, )](x, without, 300, BLOCK=256)
+    assert list((fresh_caches.parent / "triton-without-pch").glob("*/*.so"))  # compiled again
+    torch.testing.assert_close(with_pch, without)
+    torch.testing.assert_close(with_pch, x * 3)
+
+    include = triton_mtia.settings.require_include_dir()
+    command = [triton_mtia.settings.cxx, *triton_mtia.settings.cxx_flags, "-fPIC"]
+    monkeypatch.setattr(triton_mtia.settings, "precompiled_headers", True)
+    first = object_cache.precompiled_prelude(command, include)
+    assert first and object_cache.precompiled_prelude(command, include) == first
+    # A reinstall rewrites the headers: same bytes, new times.
+    monkeypatch.setattr(object_cache, "_stamp", lambda include: ("reinstalled", ))
+    second = object_cache.precompiled_prelude(command, include)
+    assert second and second != first

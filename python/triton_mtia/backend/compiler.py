@@ -313,7 +313,11 @@ class MTIABackend(BaseBackend):
         "entry"); the same C++ built the same way is built once
         (object_cache.py)."""
         include = settings.require_include_dir()
-        toolchain = [settings.cxx, *settings.cxx_flags, "-fPIC", "-shared"]
+        codegen = [settings.cxx, *settings.cxx_flags, "-fPIC"]
+        toolchain = [*codegen, "-shared", *settings.link_flags]
+        pch = object_cache.precompiled_prelude(codegen, include)
+        if pch:
+            toolchain += ["-include-pch", pch]
         binary = object_cache.get_or_build(
             src, toolchain, include, lambda: _run_tool("so", metadata["name"], src, "cpp", "so",
                                                        lambda cpp, so: [*toolchain, f"-I{include}", cpp, "-o", so]))

@@ -71,11 +71,15 @@ def _headers_digest(include: str, stamp: tuple) -> str:
     return h.hexdigest()
 
 
-def _headers(include: str) -> str:
+def _stamp(include: str) -> tuple:
+    """Names, sizes and modification times of the headers under `include`."""
     folder = os.path.join(include, "mtia")
-    stamp = tuple((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in sorted(os.scandir(folder), key=lambda e: e.name)
-                  if e.is_file())
-    return _headers_digest(include, stamp)
+    return tuple((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in sorted(os.scandir(folder), key=lambda e: e.name)
+                 if e.is_file())
+
+
+def _headers(include: str) -> str:
+    return _headers_digest(include, _stamp(include))
 
 
 def key_of(source: str, command: List[str], include: str) -> str:
@@ -129,6 +133,42 @@ def get_or_build(source: str, command: List[str], include: str, build: Callable[
     data = build()
     store(key, data)
     return data
+
+
+#: The header every generated kernel includes (runtime/include/mtia/
+#: kernel_prelude.h): the device API and the standard headers.
+PRELUDE = os.path.join("mtia", "kernel_prelude.h")
+
+
+def precompiled_prelude(command: List[str], include: str) -> Optional[str]:
+    """A clang precompiled header of the kernel prelude for `command` (the
+    compiler and its code-generation flags: a PCH is only valid for the
+    flags it was built with), built once and kept beside the objects under
+    a key of the compiler, the flags and the headers; None where it cannot
+    be built (a compiler that is not clang, an unwritable cache), in which
+    case kernels parse the headers as before. Parsing them is most of a
+    small kernel's compile (0.10 of 0.17 s)."""
+    if not settings.precompiled_headers or not os.path.isfile(os.path.join(include, PRELUDE)):
+        return None
+    # clang checks that the headers a PCH was built from are where they were
+    # and unmodified (their times too), so the key names them exactly.
+    key = key_of(f"precompiled kernel prelude\n{os.path.abspath(include)}\n{_stamp(include)}", command, include)
+    path = cache_dir() / "pch" / f"{key}.pch"
+    if path.is_file():
+        return str(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:8]}-", suffix=".pch")
+        os.close(fd)
+        built = subprocess.run([*command, f"-I{include}", "-x", "c++-header", os.path.join(include, PRELUDE), "-o",
+                                tmp], capture_output=True)
+        if built.returncode != 0:
+            os.unlink(tmp)
+            return None
+        os.replace(tmp, path)  # several processes may race here; each rename is whole
+    except OSError:
+        return None
+    return str(path)
 
 
 def clear() -> None:

@@ -1,6 +1,6 @@
 // RUN: triton-mtia-compile %s -o - --no-dual-issue | FileCheck %s
 
-// CHECK: #include "mtia/device.h"
+// CHECK: #include "mtia/kernel_prelude.h"
 // CHECK: extern "C" const KernelInfo mtia_kernel_add_info = {
 // CHECK-NEXT: kDeviceAbiVersion, "add", /*numArgs=*/4, /*numCbs=*/3,
 // CHECK-NEXT: /*cbCapacity=*/{8192, 8192, 8192}};
