@@ -58,6 +58,15 @@ def _find_compiler() -> Optional[str]:
     return shutil.which(COMPILER_TOOL)
 
 
+def _lld_flag() -> tuple:
+    """("-fuse-ld=lld", ) when the kernels' compiler has lld beside it (the
+    lld-22 package: scripts/setup.sh installs it), else ()."""
+    cxx = shutil.which(os.environ.get("TRITON_MTIA_CXX", "clang++-22"))
+    if cxx and os.path.exists(os.path.join(os.path.dirname(os.path.realpath(cxx)), "ld.lld")):
+        return ("-fuse-ld=lld", )
+    return ()
+
+
 def _find_include_dir() -> Optional[str]:
     """The directory that holds `mtia/device.h`: the installed headers, else
     the source tree's."""
@@ -82,23 +91,35 @@ class Settings:
     # -fwrapv: integer arithmetic in kernels wraps, as it does in Triton.
     # -O0: a kernel's host code only issues commands, and simulating them is
     # nearly all of a launch's host time; simulated cycles do not depend on
-    # it at all. -O2 took 0.17 s per small kernel where -O0 takes 0.12 (0.05
-    # with the precompiled prelude), for the same launch times
+    # it at all. -O2 takes longer to build for the same launch times
     # (bench/README.md, "Compile time").
-    # -fno-inline (for those who set -O1 or more): the device API's calls
-    # stay calls. Inlined, each command leaves its Shape/Operand temporaries
-    # in the kernel body, and clang's SROA and MemCpyOpt take time quadratic
-    # in them: 45 s instead of 1 s for a 2,600-line grid_sample kernel.
-    cxx_flags: tuple = ("-std=c++17", "-O0", "-fno-inline", "-fwrapv")
+    # -Werror=frame-larger-than: a kernel runs on a fiber of
+    # fiber_stack_bytes (256 KiB, the device API's own frames on top of the
+    # kernel's); a frame that would overflow it is a compile error that
+    # says so, not a crash of the process. At -O0 every temporary of a
+    # kernel has a stack slot of its own, and a kernel of thousands of
+    # commands (a sort of 4096 elements: 318 KiB) is built again with
+    # `cxx_large_frame_flags`.
+    # -fno-inline (at -O1 and above): the device API's calls stay calls.
+    # Inlined, each command leaves its Shape/Operand temporaries in the
+    # kernel body, and clang's SROA and MemCpyOpt take time quadratic in
+    # them: 45 s instead of 1 s for a 2,600-line grid_sample kernel.
+    cxx_flags: tuple = ("-std=c++17", "-O0", "-fno-inline", "-fwrapv", "-Wframe-larger-than=131072",
+                        "-Werror=frame-larger-than")
+    #: Appended to `cxx_flags` to build again a kernel whose frame is too
+    #: large: -O1 gives the temporaries of different commands one slot (the
+    #: sort of 4096 elements: 0.5 KiB). Empty: no second try.
+    cxx_large_frame_flags: tuple = ("-O1", )
     #: Compile kernels against a precompiled header of the device API
     #: (backend/object_cache.py), built once per compiler, flags and headers.
     precompiled_headers: bool = True
-    #: How a kernel's shared object is linked (after -shared): without the C
-    #: runtime's start files (a kernel is no program), with only the
-    #: libraries its code can call: the C++ runtime, libm, libc and the
-    #: compiler's helpers (fp16 conversions). 0.03 s where clang's default
-    #: link takes 0.05; () is that default.
-    link_flags: tuple = ("-nostdlib", "-lstdc++", "-lm", "-lc", "-lgcc", "-lgcc_s")
+    #: How a kernel's shared object is linked (after -shared): by lld where
+    #: clang has it, without the C runtime's start files (a kernel is no
+    #: program), with only the libraries its code can call: the C++ runtime,
+    #: libm, libc and the compiler's helpers (fp16 conversions). 0.02 s
+    #: where clang's default link takes 0.05; () is that default.
+    link_flags: tuple = field(default_factory=lambda: _lld_flag() + ("-nostdlib", "-lstdc++", "-lm", "-lc", "-lgcc",
+                                                                     "-lgcc_s"))
     #: Directory holding `mtia/device.h`.
     include_dir: Optional[str] = field(default_factory=_find_include_dir)
     #: Simulator preset used when the process-wide simulator is first made.

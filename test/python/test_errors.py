@@ -300,3 +300,30 @@ def test_variables_named_like_cpp_names():
     reserved_names_kernel[(1, )](x, out, N=4)
     values = ((x * 2).sum() + 1) * 2
     assert out.item() == (values + 1 + x[1] + values).item()
+
+
+@triton.jit
+def sort_4096_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.sort(tl.load(x_ptr + offs)))
+
+
+def test_a_kernel_too_large_for_its_fiber_stack_is_built_to_fit_or_refused(monkeypatch, tmp_path):
+    """A kernel runs on a fiber of fiber_stack_bytes. Built at -O0, a sort of
+    4096 elements (thousands of commands, a stack slot for every temporary)
+    needs 318 KiB of frame: the build says so and is tried again at -O1
+    (settings.cxx_large_frame_flags), where the frame is small; without that
+    second try the frame is a compile error, never a launch that overflows
+    the stack and takes the process down."""
+    settings = triton_mtia.settings
+    monkeypatch.setattr(settings, "object_cache", False)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "first"))
+    x = torch.randn(4096)
+    out = torch.empty_like(x)
+    sort_4096_kernel[(1, )](x, out, N=4096)
+    assert torch.equal(out, x.sort().values)
+    monkeypatch.setattr(settings, "cxx_large_frame_flags", ())
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "second"))
+    sort_4096_kernel.device_caches.clear()
+    with pytest.raises(triton_mtia.CompilationError, match="stack frame size \\(\\d+\\) exceeds limit \\(131072\\)"):
+        sort_4096_kernel[(1, )](x, out, N=4096)

@@ -313,14 +313,26 @@ class MTIABackend(BaseBackend):
         "entry"); the same C++ built the same way is built once
         (object_cache.py)."""
         include = settings.require_include_dir()
+
+        def build(codegen: List[str]) -> bytes:
+            toolchain = [*codegen, "-shared", *settings.link_flags]
+            pch = object_cache.precompiled_prelude(codegen, include)
+            if pch:
+                toolchain += ["-include-pch", pch]
+            return object_cache.get_or_build(
+                src, toolchain, include,
+                lambda: _run_tool("so", metadata["name"], src, "cpp", "so",
+                                  lambda cpp, so: [*toolchain, f"-I{include}", cpp, "-o", so]))
+
         codegen = [settings.cxx, *settings.cxx_flags, "-fPIC"]
-        toolchain = [*codegen, "-shared", *settings.link_flags]
-        pch = object_cache.precompiled_prelude(codegen, include)
-        if pch:
-            toolchain += ["-include-pch", pch]
-        binary = object_cache.get_or_build(
-            src, toolchain, include, lambda: _run_tool("so", metadata["name"], src, "cpp", "so",
-                                                       lambda cpp, so: [*toolchain, f"-I{include}", cpp, "-o", so]))
+        try:
+            binary = build(codegen)
+        except CompilationError as error:
+            # A frame too large for the kernel's fiber (settings.cxx_flags):
+            # built again with the flags that share stack slots.
+            if "-Wframe-larger-than" not in str(error) or not settings.cxx_large_frame_flags:
+                raise
+            binary = build([*codegen, *settings.cxx_large_frame_flags])
         # Triton checks metadata.shared against the device limit. Local memory
         # is per CB and checked by the runtime against the kernel's KernelInfo,
         # so nothing is charged here.

@@ -13,6 +13,17 @@ For each sample kernel, side by side:
 * PyTorch eager on the CPU for the same operation.
 
 Prints a table with ratios and optionally writes everything as JSON.
+
+    python -m triton_mtia.bench.host_overhead --compile [--json FILE]
+
+Compile time only, per stage (Triton's frontend, its ttir passes, our
+compiler to C++, clang to a shared object), cold: Triton's caches and our
+object cache bypassed, best of three. Side by side for each build
+configuration of COMPILE_CONFIGS (the kernels' C++ built as it was before
+issue 12 and as it is now), over the sample kernels and the GEMM and
+attention samples, and for torch.compile of a small transformer block
+(each configuration in a fresh process with fresh caches: Inductor's
+kernels, compiled by its worker processes).
 """
 
 from __future__ import annotations
@@ -155,18 +166,175 @@ def report(mtia, interp, eager) -> List[dict]:
     return rows
 
 
+#: Build configurations of the kernels' C++ (settings), compared by
+#: --compile: as before issue 12 (-O2, headers parsed per kernel, clang's
+#: default link), and the defaults now.
+COMPILE_CONFIGS = {
+    "before": {"cxx_flags": ("-std=c++17", "-O2", "-fno-inline", "-fwrapv"), "precompiled_headers": False,
+               "link_flags": ()},
+    "now": {},
+}
+
+
+def _compile_kernels():
+    """(name, call) of the kernels --compile measures: the samples, a GEMM
+    and a fused attention."""
+    from triton_mtia.samples import attention, matmul
+    calls = []
+    for sample in samples.SAMPLES:
+        inputs = _inputs(sample, 1)
+        calls.append((sample.name, sample.kernel, lambda s=sample, i=inputs: s.run_triton(*i)))
+    a, b = torch.randn(256, 128).half(), torch.randn(128, 192).half()
+    calls.append(("matmul", matmul.matmul_kernel, lambda: matmul.matmul(a, b, block=(64, 64, 32))))
+    q, k, v = (torch.randn(2, 256, 64).half() for _ in range(3))
+    calls.append(("attention", attention.attention_fwd_kernel, lambda: attention.attention(q, k, v)))
+    return calls
+
+
+def compile_stages(config: Dict[str, object]) -> Dict[str, Dict[str, float]]:
+    """Per kernel, seconds per stage of a cold compile under `config`."""
+    from triton_mtia.settings import settings
+    saved = {name: getattr(settings, name) for name in (*config, "object_cache")}
+    try:
+        for name, value in config.items():
+            setattr(settings, name, value)
+        settings.object_cache = False
+        out = {}
+        for name, kernel, call in _compile_kernels():
+            call()  # imports, and the precompiled prelude of this configuration
+            best = None
+            for _ in range(3):
+                reports = []
+
+                def listener(*, src, metadata, metadata_group, times, cache_hit):
+                    reports.append(times)
+
+                with knobs.compilation.scope():
+                    knobs.compilation.always_compile = True
+                    knobs.compilation.listener = listener
+                    kernel.device_caches.clear()
+                    call()
+                times = reports[-1]
+                stages = {"frontend": times.ir_initialization / 1e6}
+                stages.update({stage: us / 1e6 for stage, us in times.lowering_stages})
+                if best is None or sum(stages.values()) < sum(best.values()):
+                    best = stages
+            out[name] = best
+        return out
+    finally:
+        for name, value in saved.items():
+            setattr(settings, name, value)
+
+
+def inductor_compile_in_subprocess(config_name: str) -> Dict[str, float]:
+    """torch.compile of a small transformer block on the mtia device, in a
+    fresh process with fresh caches, under COMPILE_CONFIGS[config_name]."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "inductor.json")
+        # One compile thread: Inductor compiles its kernels in this process,
+        # where Triton's compilation listener sees each one's stages.
+        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
+                   TRITON_CACHE_DIR=os.path.join(tmp, "triton"), TORCHINDUCTOR_COMPILE_THREADS="1")
+        cmd = [sys.executable, "-m", "triton_mtia.bench.host_overhead", "--worker", "inductor", "--config",
+               config_name, "--json", out]
+        subprocess.run(cmd, env=env, check=True)
+        with open(out) as f:
+            return json.load(f)
+
+
+def measure_inductor_compile(config_name: str) -> Dict[str, float]:
+    """Runs in the process inductor_compile_in_subprocess starts: the stages
+    of every kernel Inductor compiles (object cache bypassed), and the
+    whole torch.compile."""
+    from triton_mtia.settings import settings
+    for name, value in COMPILE_CONFIGS[config_name].items():
+        setattr(settings, name, value)
+    settings.object_cache = False
+    import triton_mtia
+    kernels = []
+
+    def listener(*, src, metadata, metadata_group, times, cache_hit):
+        if not cache_hit:
+            stages = {"frontend": times.ir_initialization / 1e6}
+            stages.update({stage: us / 1e6 for stage, us in times.lowering_stages})
+            kernels.append(stages)
+
+    knobs.compilation.listener = listener
+    block = torch.nn.TransformerEncoderLayer(64, 4, dim_feedforward=128, batch_first=True).eval().to("mtia")
+    x = torch.randn(2, 16, 64).to("mtia")
+    compiled = torch.compile(block)
+    start = time.perf_counter()
+    with torch.no_grad():
+        compiled(x)
+    seconds = time.perf_counter() - start
+    per_stage = {stage: sum(k[stage] for k in kernels) / len(kernels) for stage in kernels[0]}
+    return {"compile_and_first_call_s": seconds, "kernels": len(kernels), "per_kernel_stages_s": per_stage,
+            "per_kernel_s": sum(per_stage.values())}
+
+
+def report_compile(stages: Dict[str, Dict[str, Dict[str, float]]], inductor: Dict[str, Dict[str, float]]):
+    names = list(stages)
+    first, last = names[0], names[-1]
+    print(f"cold compile per kernel, ms by stage ({' / '.join(names)}):")
+    stage_names = list(next(iter(stages[first].values())))
+    print(f"{'kernel':<11}" + "".join(f"{s:>17}" for s in stage_names) + f"{'total':>17}{first + '/' + last:>14}")
+    totals = {name: 0.0 for name in names}
+    for kernel in stages[first]:
+        cells = []
+        for s in stage_names:
+            cells.append(" / ".join(f"{stages[n][kernel][s] * 1e3:.0f}" for n in names))
+        for n in names:
+            totals[n] += sum(stages[n][kernel].values())
+        t = [sum(stages[n][kernel].values()) for n in names]
+        print(f"{kernel:<11}" + "".join(f"{c:>17}" for c in cells) + f"{' / '.join(f'{x * 1e3:.0f}' for x in t):>17}"
+              f"{t[0] / t[-1]:>13.2f}x")
+    print(f"{'all':<11}" + " " * 17 * len(stage_names) + f"{' / '.join(f'{totals[n] * 1e3:.0f}' for n in names):>17}"
+          f"{totals[first] / totals[last]:>13.2f}x")
+    if inductor:
+        i0, i1 = inductor[first], inductor[last]
+
+        def cell(values) -> str:
+            return " / ".join(f"{v * 1e3:.0f}" for v in values)
+
+        print(f"{'inductor':<11}" +
+              "".join(f"{cell(inductor[n]['per_kernel_stages_s'][s] for n in names):>17}" for s in stage_names) +
+              f"{cell(inductor[n]['per_kernel_s'] for n in names):>17}{i0['per_kernel_s'] / i1['per_kernel_s']:>13.2f}x")
+        whole = " / ".join(f"{inductor[n]['compile_and_first_call_s']:.1f} s" for n in names)
+        print(f"inductor: the mean of the {i1['kernels']} kernels Inductor compiles for a transformer block "
+              f"(torch.compile on the mtia device); the whole torch.compile and first call: {whole} "
+              f"({i0['compile_and_first_call_s'] / i1['compile_and_first_call_s']:.2f}x)")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m triton_mtia.bench.host_overhead",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--scale", type=int, default=1, help="multiply the sample problem sizes")
-    parser.add_argument("--worker", choices=["interpreter"], help=argparse.SUPPRESS)
+    parser.add_argument("--compile", action="store_true", help="compile time per stage only, before and now")
+    parser.add_argument("--worker", choices=["interpreter", "inductor"], help=argparse.SUPPRESS)
+    parser.add_argument("--config", choices=list(COMPILE_CONFIGS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
-    if args.worker == "interpreter":
-        results = measure_interpreter(args.scale)
+    if args.worker:
+        results = measure_interpreter(args.scale) if args.worker == "interpreter" else \
+            measure_inductor_compile(args.config)
         with open(args.json, "w") as f:
             json.dump(results, f)
+        return 0
+
+    if args.compile:
+        stages, inductor = {}, {}
+        for name, config in COMPILE_CONFIGS.items():
+            print(f"measuring: cold compiles, {name} ...", flush=True)
+            stages[name] = compile_stages(config)
+            print(f"measuring: torch.compile of a transformer block, {name} (subprocess) ...", flush=True)
+            inductor[name] = inductor_compile_in_subprocess(name)
+        report_compile(stages, inductor)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"benchmark": "compile_time", "configs": COMPILE_CONFIGS, "stages_s": stages,
+                           "inductor": inductor}, f, indent=2, default=list)
+            print(f"wrote {args.json}")
         return 0
 
     print("measuring: MTIA backend (cold compile, warm launches) ...", flush=True)
