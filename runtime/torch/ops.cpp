@@ -29,6 +29,7 @@
 #include <ATen/ops/convolution.h>
 #include <ATen/ops/convolution_backward.h>
 #include <ATen/ops/native_batch_norm.h>
+#include <ATen/ops/nonzero_static.h>
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/resize_native.h>
 #include <ATen/ops/set_native.h>
@@ -206,6 +207,25 @@ batchNormLegit(const at::Tensor &input, const std::optional<at::Tensor> &weight,
 }
 
 //===----------------------------------------------------------------------===//
+// Layouts of accelerators
+//===----------------------------------------------------------------------===//
+
+/// nonzero_static on the host, in the layout of an accelerator's kernel:
+/// the [size, dim] indices column-major, strides (1, size), as CUDA's
+/// kernel returns them and as PyTorch's meta function says for every
+/// device but the CPU, MPS and XPU. Compiled code checks results against
+/// the meta function, so the CPU's row-major result would fail there.
+at::Tensor nonzeroStatic(const at::Tensor &self, c10::SymInt size, int64_t fillValue) {
+  countHostFallback("aten::nonzero_static");
+  const int64_t rows = size.expect_int();
+  at::Tensor host = at::nonzero_static(onHost(self), rows, fillValue);
+  at::Tensor out = emptyStrided({rows, self.dim()}, {1, rows}, c10::kLong, std::nullopt, std::nullopt,
+                                std::nullopt);
+  onHost(out).copy_(host);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
 // The host fallback
 //===----------------------------------------------------------------------===//
 
@@ -284,6 +304,7 @@ TORCH_LIBRARY_IMPL(aten, MTIA, m) {
   m.impl("convolution_backward_overrideable", convolutionBackward);
   m.impl("native_batch_norm", batchNorm);
   m.impl("_native_batch_norm_legit", batchNormLegit);
+  m.impl("nonzero_static", nonzeroStatic);
   // Views share their base's storage.
   m.impl("as_strided", at::native::as_strided_tensorimpl);
   m.impl("view", at::native::view);

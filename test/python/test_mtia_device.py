@@ -169,6 +169,24 @@ def test_batch_norm_keeps_the_device_conventions(gen):
     assert torch.allclose(dmean.cpu(), mean) and torch.allclose(dvar.cpu(), var)
 
 
+def test_nonzero_static_has_an_accelerators_layout():
+    # PyTorch's meta function, which compiled code checks results against,
+    # gives every device but the CPU, MPS and XPU the column-major layout of
+    # CUDA's kernel; the mtia device's kernel (the host's, then a copy)
+    # returns that layout, so torch.compile of it runs.
+    x = torch.tensor([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]], dtype=torch.float16)
+    expected = torch.nonzero_static(x, size=4)
+    on_device = torch.nonzero_static(x.to("mtia"), size=4)
+    meta = torch.nonzero_static(x.to("meta"), size=4)
+    assert on_device.stride() == (1, 4) and torch.equal(on_device.cpu(), expected)
+    from torch._meta_registrations import nonzero_static as meta_kernel
+    assert meta_kernel(x.to("mtia"), size=4).stride() == on_device.stride()
+    assert meta.shape == on_device.shape
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda t: torch.nonzero_static(t, size=4))(x.to("mtia"))
+    assert torch.equal(compiled.cpu(), expected)
+
+
 def test_eager_operators_run_on_the_host_and_are_counted(gen):
     a, b = torch.randn(8, 16, generator=gen), torch.randn(16, 4, generator=gen)
     da, db = a.to("mtia"), b.to("mtia")
