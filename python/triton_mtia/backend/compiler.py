@@ -182,6 +182,13 @@ def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
     return result
 
 
+def _overrides() -> List[Path]:
+    """The edited kernels of settings.override_dir: `<kernel name>.cpp`."""
+    if not settings.override_dir or not os.path.isdir(settings.override_dir):
+        return []
+    return sorted(Path(settings.override_dir).glob("*.cpp"))
+
+
 def _compiler_flags(options) -> List[str]:
     """Flags of `triton-mtia-compile` chosen by options (see MTIAOptions)."""
     flags = []
@@ -223,6 +230,8 @@ class MTIABackend(BaseBackend):
         parts = [__version__, str(self.target.arch), _digest(settings.compiler_path()), settings.cxx,
                  *settings.cxx_flags]
         parts += [f"{h.name}:{_digest(str(h))}" for h in headers]
+        # Edited kernels (settings.override_dir): an edit recompiles.
+        parts += [f"override {p.name}:{_digest(str(p))}" for p in _overrides()]
         return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
     def parse_options(self, opts: dict) -> MTIAOptions:
@@ -295,6 +304,12 @@ class MTIABackend(BaseBackend):
                         lambda src, out: [compiler, src, "-o", out, *_compiler_flags(options)], remarks)
         # The entry point's symbol, as the emitter chose it (MTIAToCpp.cpp:
         # a prefix keeps kernels named `exp` or `main` off libc's names).
+        # An edited kernel replaces what the compiler made (settings.override_dir).
+        override = Path(settings.override_dir, f"{name}.cpp") if settings.override_dir else None
+        if override is not None and override.is_file():
+            print(f"[triton-mtia] kernel {name}: building the edited C++ {override}", file=sys.stderr)
+            cpp = override.read_bytes()
+            metadata["cpp_override"] = str(override)
         entry = re.search(rb'^extern "C" void (\w+)\(Ctx \*ctx', cpp, re.MULTILINE)
         if entry is None:
             raise CompilationError(f"MTIA backend: the C++ generated for kernel {name} "
