@@ -113,3 +113,7 @@ def test_kernels_compile_against_a_precompiled_prelude(fresh_caches, monkeypatch
     monkeypatch.setattr(object_cache, "_stamp", lambda include: ("reinstalled", ))
     second = object_cache.precompiled_prelude(command, include)
     assert second and second != first
+    # Another compiler than clang parses the headers per kernel: the PCH
+    # format and -include-pch are clang's.
+    monkeypatch.setattr(object_cache, "_compiler_identity", lambda cxx: "/usr/bin/g++\ng++ (Debian 12.2.0-14) 12.2.0")
+    assert object_cache.precompiled_prelude(["g++", *command[1:]], include) is None

@@ -150,6 +150,8 @@ def precompiled_prelude(command: List[str], include: str) -> Optional[str]:
     small kernel's compile (0.10 of 0.17 s)."""
     if not settings.precompiled_headers or not os.path.isfile(os.path.join(include, PRELUDE)):
         return None
+    if "clang" not in _compiler_identity(command[0]):
+        return None  # -include-pch and the PCH format are clang's
     # clang checks that the headers a PCH was built from are where they were
     # and unmodified (their times too), so the key names them exactly.
     key = key_of(f"precompiled kernel prelude\n{os.path.abspath(include)}\n{_stamp(include)}", command, include)
