@@ -37,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Tuple
 
 import torch
 import triton
@@ -68,10 +68,11 @@ def _inputs(sample, scale: int):
     return sample.make_inputs(torch.Generator().manual_seed(0), scale)
 
 
-def cold_compile(sample, inputs) -> Dict[str, object]:
-    """Compiles `sample` from scratch: Triton's on-disk cache is bypassed and
-    the kernel's in-memory cache cleared. Returns seconds in total and per
-    stage, as Triton's compilation listener reports them."""
+def compile_from_scratch(kernel, call) -> Tuple[Dict[str, float], float]:
+    """Runs `call`, which launches `kernel`, with Triton's on-disk cache
+    bypassed and the kernel's in-memory cache cleared: seconds per stage of
+    its compile, as Triton's compilation listener reports them, and of the
+    whole call."""
     reports = []
 
     def listener(*, src, metadata, metadata_group, times, cache_hit):
@@ -80,13 +81,19 @@ def cold_compile(sample, inputs) -> Dict[str, object]:
     with knobs.compilation.scope():
         knobs.compilation.always_compile = True
         knobs.compilation.listener = listener
-        sample.kernel.device_caches.clear()
+        kernel.device_caches.clear()
         start = time.perf_counter()
-        sample.run_triton(*inputs)
+        call()
         first_call = time.perf_counter() - start
     times = reports[-1]
     stages = {"frontend": times.ir_initialization / 1e6}
     stages.update({name: us / 1e6 for name, us in times.lowering_stages})
+    return stages, first_call
+
+
+def cold_compile(sample, inputs) -> Dict[str, object]:
+    """Compiles `sample` from scratch: seconds in total and per stage."""
+    stages, first_call = compile_from_scratch(sample.kernel, lambda: sample.run_triton(*inputs))
     return {"compile_s": sum(stages.values()), "compile_stages_s": stages, "first_call_s": first_call}
 
 
@@ -202,24 +209,8 @@ def compile_stages(config: Dict[str, object]) -> Dict[str, Dict[str, float]]:
         out = {}
         for name, kernel, call in _compile_kernels():
             call()  # imports, and the precompiled prelude of this configuration
-            best = None
-            for _ in range(3):
-                reports = []
-
-                def listener(*, src, metadata, metadata_group, times, cache_hit):
-                    reports.append(times)
-
-                with knobs.compilation.scope():
-                    knobs.compilation.always_compile = True
-                    knobs.compilation.listener = listener
-                    kernel.device_caches.clear()
-                    call()
-                times = reports[-1]
-                stages = {"frontend": times.ir_initialization / 1e6}
-                stages.update({stage: us / 1e6 for stage, us in times.lowering_stages})
-                if best is None or sum(stages.values()) < sum(best.values()):
-                    best = stages
-            out[name] = best
+            tries = [compile_from_scratch(kernel, call)[0] for _ in range(3)]
+            out[name] = min(tries, key=lambda stages: sum(stages.values()))
         return out
     finally:
         for name, value in saved.items():
