@@ -302,14 +302,14 @@ class MTIABackend(BaseBackend):
         remarks: list = []
         cpp = _run_tool("cpp", name, str(mod), "ttir", "cpp",
                         lambda src, out: [compiler, src, "-o", out, *_compiler_flags(options)], remarks)
-        # The entry point's symbol, as the emitter chose it (MTIAToCpp.cpp:
-        # a prefix keeps kernels named `exp` or `main` off libc's names).
         # An edited kernel replaces what the compiler made (settings.override_dir).
         override = Path(settings.override_dir, f"{name}.cpp") if settings.override_dir else None
         if override is not None and override.is_file():
             print(f"[triton-mtia] kernel {name}: building the edited C++ {override}", file=sys.stderr)
             cpp = override.read_bytes()
             metadata["cpp_override"] = str(override)
+        # The entry point's symbol, as the emitter chose it (MTIAToCpp.cpp:
+        # a prefix keeps kernels named `exp` or `main` off libc's names).
         entry = re.search(rb'^extern "C" void (\w+)\(Ctx \*ctx', cpp, re.MULTILINE)
         if entry is None:
             raise CompilationError(f"MTIA backend: the C++ generated for kernel {name} "
