@@ -529,3 +529,14 @@ def test_a_field_that_does_not_exist_is_a_compile_error_at_the_line():
     with pytest.raises(triton.CompilationError, match="has no attribute scale") as bad:
         read_missing_field[(1, )](Job(data=torch.zeros(4)), torch.zeros(1))
     assert "tl.store(out, job.scale)" in str(bad.value)
+
+
+def test_the_extensions_example_runs(capsys):
+    """examples/language_extensions.py, as a user runs it (each step checks
+    itself against PyTorch)."""
+    import runpy
+    from pathlib import Path
+    example = Path(__file__).resolve().parents[2] / "examples" / "language_extensions.py"
+    runpy.run_path(str(example), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "column sum over the RE" in out and "TensorView" in out
