@@ -174,6 +174,13 @@ private:
   std::string declare(Value v);
   std::string shapeLiteral(ArrayRef<int64_t> shape);
   std::string viewLiteral(mtia::ViewAttr view);
+  /// `mluCopy(ctx, dst, dtype, shape, view)`: a dense copy of `src` into
+  /// `cb` (mtia.mlu_copy, and the first PE's or the source's own tile of
+  /// mtia.re_recv and mtia.noc_recv).
+  std::string mluCopyCall(int64_t cb, Type elemType, ArrayRef<int64_t> shape, mtia::ViewAttr src) {
+    return "mluCopy(ctx, /*dst=*/" + std::to_string(cb) + ", " + dtypeName(elemType) + ", " +
+           shapeLiteral(shape) + ", " + viewLiteral(src) + ")";
+  }
   std::string immLiteral(Value v);
   std::optional<std::string> constantLiteral(Attribute value);
   void emitValidBox(ValueRange valid, TypedAttr fill);
@@ -783,18 +790,15 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     return success();
   }
   if (auto mlu = dyn_cast<mtia::MluCopyOp>(op)) {
-    line() << "mluCopy(ctx, /*dst=*/" << mlu.getCb() << ", "
-           << dtypeName(mlu.getElemType()) << ", " << shapeLiteral(mlu.getShape())
-           << ", " << viewLiteral(mlu.getSrc()) << ");\n";
+    line() << mluCopyCall(mlu.getCb(), mlu.getElemType(), mlu.getShape(), mlu.getSrc()) << ";\n";
     return success();
   }
   if (auto recv = dyn_cast<mtia::ReRecvOp>(op)) {
     // The chain's first PE starts it with its own tile; every other PE
     // combines its tile with what arrives from the chain's side.
     line() << "if (" << name(recv.getFirst()) << ")\n";
-    line() << "  mluCopy(ctx, /*dst=*/" << recv.getCb() << ", " << dtypeName(recv.getElemType())
-           << ", " << shapeLiteral(recv.getShape()) << ", " << viewLiteral(recv.getSrc())
-           << ");\n";
+    line() << "  " << mluCopyCall(recv.getCb(), recv.getElemType(), recv.getShape(), recv.getSrc())
+           << ";\n";
     line() << "else\n";
     line() << "  reRecv(ctx, ReduceOp::" << recv.getKind() << ", /*dst=*/" << recv.getCb() << ", "
            << dtypeName(recv.getElemType()) << ", " << shapeLiteral(recv.getShape()) << ", "
@@ -820,9 +824,8 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     // The source keeps its own tile; every other PE of the line takes it
     // from the NoC.
     line() << "if (" << name(recv.getSource()) << ")\n";
-    line() << "  mluCopy(ctx, /*dst=*/" << recv.getCb() << ", " << dtypeName(recv.getElemType())
-           << ", " << shapeLiteral(recv.getShape()) << ", " << viewLiteral(recv.getSrc())
-           << ");\n";
+    line() << "  " << mluCopyCall(recv.getCb(), recv.getElemType(), recv.getShape(), recv.getSrc())
+           << ";\n";
     line() << "else\n";
     line() << "  nocRecv(ctx, /*axis=*/" << recv.getAxis() << ", /*dst=*/" << recv.getCb() << ", "
            << dtypeName(recv.getElemType()) << ", " << shapeLiteral(recv.getShape()) << ");\n";
