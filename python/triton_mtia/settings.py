@@ -120,6 +120,14 @@ class Settings:
     #: where clang's default link takes 0.05; () is that default.
     link_flags: tuple = field(default_factory=lambda: _lld_flag() + ("-nostdlib", "-lstdc++", "-lm", "-lc", "-lgcc",
                                                                      "-lgcc_s"))
+    #: Code generation path (the paper's 3.5): "cpp", human-readable C++
+    #: against mtia/device.h, built by `cxx` (the default: the code a user
+    #: reads and edits), or "llvm", LLVM IR from MLIR's LLVM dialect, built
+    #: by `cxx` as IR with the object of mtia/llvm_support.h. Both give the
+    #: same results and the same simulated cycles. A launch option too
+    #: (``kernel[grid](..., codegen="llvm")``); TRITON_MTIA_CODEGEN sets the
+    #: default.
+    codegen: str = field(default_factory=lambda: os.environ.get("TRITON_MTIA_CODEGEN", "cpp"))
     #: Directory holding `mtia/device.h`.
     include_dir: Optional[str] = field(default_factory=_find_include_dir)
     #: Simulator preset used when the process-wide simulator is first made.

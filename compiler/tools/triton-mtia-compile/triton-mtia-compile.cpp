@@ -1,9 +1,11 @@
 //===- triton-mtia-compile.cpp - ttir text to kernel C++ ------------------===//
 //
 // The compiler the Python backend runs: reads the ttir Triton printed, lowers
-// it to MTIA commands and writes the kernel as C++.
+// it to MTIA commands and writes the kernel as C++ or, with --emit-llvm, as
+// LLVM IR (the paper's two code generation paths).
 //
 //   triton-mtia-compile kernel.ttir -o kernel.cpp [--emit-mlir] [--no-scalar-cost]
+//   triton-mtia-compile kernel.ttir -o kernel.ll --emit-llvm
 //
 // Errors are printed as `FILE:LINE:COL: error: MESSAGE`, where FILE:LINE is
 // the Triton kernel's Python source when the IR carries it, followed by the
@@ -17,6 +19,7 @@
 #include "triton-mtia/InitAllDialects.h"
 #include "triton-mtia/Support/SourceLocation.h"
 #include "triton-mtia/Target/Cpp/MTIAToCpp.h"
+#include "triton-mtia/Target/LLVMIR/MTIAToLLVMIR.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -42,6 +45,14 @@ static cl::opt<std::string> outputFile("o", cl::desc("output C++ file"),
                                        cl::value_desc("file"), cl::init("-"));
 static cl::opt<bool> emitMlir("emit-mlir",
                               cl::desc("print the mtia-level IR instead of C++"));
+static cl::opt<bool> emitLlvm(
+    "emit-llvm",
+    cl::desc("write the kernel as LLVM IR instead of C++ (the LLVM IR path; link "
+             "the object of mtia/llvm_support.h into its shared object)"));
+static cl::opt<int64_t> stackLimit(
+    "stack-limit", cl::init(0),
+    cl::desc("with --emit-llvm: bytes of stack frame beyond which clang warns "
+             "(-Wframe-larger-than, which clang applies to C++ only); 0: none"));
 static cl::opt<bool> dmaReport(
     "dma-report",
     cl::desc("print a remark for every load or store that is not a DMA, and why"));
@@ -360,7 +371,10 @@ int main(int argc, char **argv) {
   }
   if (emitMlir)
     module->print(output->os());
-  else if (failed(triton_mtia::translateToCpp(*module, output->os())))
+  else if (emitLlvm) {
+    if (failed(triton_mtia::translateToLLVMIR(*module, output->os(), stackLimit)))
+      return 1;
+  } else if (failed(triton_mtia::translateToCpp(*module, output->os())))
     return 1;
   output->keep();
   return 0;

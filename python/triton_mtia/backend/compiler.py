@@ -2,10 +2,12 @@
 
 Triton's frontend turns a @triton.jit function into ttir; this backend runs
 the standard ttir clean-up pipeline on it, hands the text to the out-of-process
-compiler (`triton-mtia-compile`, C++/MLIR 22) which writes human-readable C++,
-and builds that C++ into a shared object the simulator loads:
+compiler (`triton-mtia-compile`, C++/MLIR 22) which writes human-readable C++
+or, with the `codegen="llvm"` option, LLVM IR, and builds that into a shared
+object the simulator loads:
 
-    ttir  ->  cpp  ->  so
+    ttir  ->  cpp   ->  so        (codegen="cpp", the default)
+    ttir  ->  llir  ->  so        (codegen="llvm")
 
 Each stage's output is kept by Triton in its cache and exposed as
 `compiled_kernel.asm[stage]`; `asm["cpp"]` is the code a user reads.
@@ -43,6 +45,8 @@ MTIA_TARGET = GPUTarget(BACKEND_NAME, "mtia2i", 1)
 PID_MAPPINGS = ("linear", "round_robin", "zigzag", "user")
 #: Where libdevice calls may be placed (settings.libdevice_unit).
 LIBDEVICE_UNITS = ("auto", "se", "vec")
+#: Code generation paths (settings.codegen): C++ or LLVM IR.
+CODEGENS = ("cpp", "llvm")
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,9 @@ class MTIAOptions:
     #: Where libdevice calls run: "auto", "se" or "vec" (settings.libdevice_unit
     #: has the details); defaulted from `triton_mtia.settings.libdevice_unit`.
     libdevice_unit: Optional[str] = None
+    #: The code generation path: "cpp" or "llvm" (settings.codegen has the
+    #: details); defaulted from `triton_mtia.settings.codegen`.
+    codegen: Optional[str] = None
 
     def __post_init__(self):
         # Options must be hashable and JSON-able; Triton passes extern_libs as a dict.
@@ -182,11 +189,25 @@ def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
     return result
 
 
+#: The file extension of each code generation path's kernel source.
+SOURCE_EXT = {"cpp": "cpp", "llvm": "ll"}
+
+
 def _overrides() -> List[Path]:
-    """The edited kernels of settings.override_dir: `<kernel name>.cpp`."""
+    """The edited kernels of settings.override_dir: `<kernel name>.cpp` or
+    `<kernel name>.ll`."""
     if not settings.override_dir or not os.path.isdir(settings.override_dir):
         return []
-    return sorted(Path(settings.override_dir).glob("*.cpp"))
+    return sorted(p for ext in SOURCE_EXT.values() for p in Path(settings.override_dir).glob(f"*.{ext}"))
+
+
+def _stack_limit() -> Optional[int]:
+    """The frame size beyond which clang warns, from `-Wframe-larger-than=N`
+    of settings.cxx_flags (for IR, the compiler marks the kernel with it)."""
+    for flag in settings.cxx_flags:
+        if flag.startswith("-Wframe-larger-than="):
+            return int(flag.split("=", 1)[1])
+    return None
 
 
 def _compiler_flags(options) -> List[str]:
@@ -243,6 +264,9 @@ class MTIABackend(BaseBackend):
         if args["pid_mapping"] not in PID_MAPPINGS:
             raise ValueError(f"pid_mapping must be one of {', '.join(PID_MAPPINGS)}, "
                              f"not {args['pid_mapping']!r}")
+        args.setdefault("codegen", settings.codegen)
+        if args["codegen"] not in CODEGENS:
+            raise ValueError(f"codegen must be one of {', '.join(CODEGENS)}, not {args['codegen']!r}")
         args.setdefault("libdevice_unit", settings.libdevice_unit)
         if args["libdevice_unit"] not in LIBDEVICE_UNITS:
             raise ValueError(f"libdevice_unit must be one of {', '.join(LIBDEVICE_UNITS)}, "
@@ -292,52 +316,79 @@ class MTIABackend(BaseBackend):
         return mod
 
     @staticmethod
-    def make_cpp(mod, metadata, options: MTIAOptions) -> str:
-        """ttir text -> C++ for one kernel, by `triton-mtia-compile`."""
+    def _make_source(mod, metadata, options: MTIAOptions, stage: str) -> str:
+        """ttir text -> the kernel's source for `options.codegen` (C++ or
+        LLVM IR), by `triton-mtia-compile`; an edited file of the same name
+        in settings.override_dir replaces it."""
         name = mod.get_entry_func_name()
         metadata["name"] = name
         compiler = settings.require_compiler()
+        ext = SOURCE_EXT[options.codegen]
+        flags = _compiler_flags(options)
+        if options.codegen == "llvm":
+            flags.append("--emit-llvm")
+            if _stack_limit():
+                flags.append(f"--stack-limit={_stack_limit()}")
         # str() prints the custom form with locations, which the compiler
         # needs to point its diagnostics at the kernel's Python source.
         remarks: list = []
-        cpp = _run_tool("cpp", name, str(mod), "ttir", "cpp",
-                        lambda src, out: [compiler, src, "-o", out, *_compiler_flags(options)], remarks)
+        source = _run_tool(stage, name, str(mod), "ttir", ext, lambda src, out: [compiler, src, "-o", out, *flags],
+                           remarks)
         # An edited kernel replaces what the compiler made (settings.override_dir).
-        override = Path(settings.override_dir, f"{name}.cpp") if settings.override_dir else None
+        override = Path(settings.override_dir, f"{name}.{ext}") if settings.override_dir else None
         if override is not None and override.is_file():
-            print(f"[triton-mtia] kernel {name}: building the edited C++ {override}", file=sys.stderr)
-            cpp = override.read_bytes()
-            metadata["cpp_override"] = str(override)
-        # The entry point's symbol, as the emitter chose it (MTIAToCpp.cpp:
-        # a prefix keeps kernels named `exp` or `main` off libc's names).
-        entry = re.search(rb'^extern "C" void (\w+)\(Ctx \*ctx', cpp, re.MULTILINE)
+            print(f"[triton-mtia] kernel {name}: building the edited {override}", file=sys.stderr)
+            source = override.read_bytes()
+            metadata[f"{stage}_override"] = str(override)
+        # The entry point's symbol, as the code generator chose it
+        # (MTIAToCpp.cpp, MTIAToLLVM.cpp: a prefix keeps kernels named `exp`
+        # or `main` off libc's names).
+        pattern = rb'^extern "C" void (\w+)\(Ctx \*ctx' if ext == "cpp" else rb'^define void @(\w+)\(ptr'
+        entry = re.search(pattern, source, re.MULTILINE)
         if entry is None:
-            raise CompilationError(f"MTIA backend: the C++ generated for kernel {name} "
-                                   "has no entry point")
+            raise CompilationError(f"MTIA backend: the {stage} generated for kernel {name} has no entry point")
         metadata["entry"] = entry.group(1).decode()
         if options.dma_report:
             # Loads and stores that did not become DMAs, with source lines.
             metadata["dma_report"] = [line for line in remarks if ": remark: " in line]
             for line in remarks:
                 print(f"[triton-mtia] {line}", file=sys.stderr)
-        return cpp.decode()
+        return source.decode()
+
+    @staticmethod
+    def make_cpp(mod, metadata, options: MTIAOptions) -> str:
+        """ttir text -> C++ for one kernel (codegen="cpp")."""
+        return MTIABackend._make_source(mod, metadata, options, "cpp")
+
+    @staticmethod
+    def make_llir(mod, metadata, options: MTIAOptions) -> str:
+        """ttir text -> LLVM IR for one kernel (codegen="llvm")."""
+        return MTIABackend._make_source(mod, metadata, options, "llir")
 
     @staticmethod
     def make_so(src: str, metadata, options: MTIAOptions) -> bytes:
-        """C++ -> a shared object exporting ENTRY and ENTRY_info (metadata
-        "entry"); the same C++ built the same way is built once
-        (object_cache.py)."""
+        """C++ or LLVM IR -> a shared object exporting ENTRY and ENTRY_info
+        (metadata "entry"); the same source built the same way is built
+        once (object_cache.py)."""
         include = settings.require_include_dir()
+        llvm = options.codegen == "llvm"
 
         def build(codegen: List[str]) -> bytes:
             toolchain = [*codegen, "-shared", *settings.link_flags]
-            pch = object_cache.precompiled_prelude(codegen, include)
-            if pch:
-                toolchain += ["-include-pch", pch]
+            inputs: List[str] = []
+            if llvm:
+                # device.h's scalar semantics under C names, built once.
+                inputs = ["-x", "none", object_cache.support_object(codegen, include)]
+            else:
+                pch = object_cache.precompiled_prelude(codegen, include)
+                if pch:
+                    toolchain += ["-include-pch", pch]
+            ext = SOURCE_EXT[options.codegen]
             return object_cache.get_or_build(
-                src, toolchain, include,
-                lambda: _run_tool("so", metadata["name"], src, "cpp", "so",
-                                  lambda cpp, so: [*toolchain, f"-I{include}", cpp, "-o", so]))
+                src, [*toolchain, ext], include,
+                lambda: _run_tool("so", metadata["name"], src, ext, "so",
+                                  lambda source, so: [*toolchain, f"-I{include}", *(["-x", "ir"] if llvm else []),
+                                                      source, *inputs, "-o", so]))
 
         codegen = [settings.cxx, *settings.cxx_flags, "-fPIC"]
         try:
@@ -358,7 +409,10 @@ class MTIABackend(BaseBackend):
         if language != Language.TRITON:
             raise NotImplementedError("the MTIA backend compiles Triton kernels only (not Gluon)")
         stages["ttir"] = lambda src, metadata: self.make_ttir(src, metadata, options)
-        stages["cpp"] = lambda src, metadata: self.make_cpp(src, metadata, options)
+        if options.codegen == "llvm":
+            stages["llir"] = lambda src, metadata: self.make_llir(src, metadata, options)
+        else:
+            stages["cpp"] = lambda src, metadata: self.make_cpp(src, metadata, options)
         stages["so"] = lambda src, metadata: self.make_so(src, metadata, options)
         if knobs.runtime.add_stages_inspection_hook is not None:
             knobs.runtime.add_stages_inspection_hook(self, stages, options, language, None)

@@ -140,30 +140,20 @@ def get_or_build(source: str, command: List[str], include: str, build: Callable[
 PRELUDE = os.path.join("mtia", "kernel_prelude.h")
 
 
-def precompiled_prelude(command: List[str], include: str) -> Optional[str]:
-    """A clang precompiled header of the kernel prelude for `command` (the
-    compiler and its code-generation flags: a PCH is only valid for the
-    flags it was built with), built once and kept beside the objects under
-    a key of the compiler, the flags and the headers; None where it cannot
-    be built (a compiler that is not clang, an unwritable cache), in which
-    case kernels parse the headers as before. Parsing them is most of a
-    small kernel's compile (0.10 of 0.17 s)."""
-    if not settings.precompiled_headers or not os.path.isfile(os.path.join(include, PRELUDE)):
-        return None
-    if "clang" not in _compiler_identity(command[0]):
-        return None  # -include-pch and the PCH format are clang's
-    # clang checks that the headers a PCH was built from are where they were
-    # and unmodified (their times too), so the key names them exactly.
-    key = key_of(f"precompiled kernel prelude\n{os.path.abspath(include)}\n{_stamp(include)}", command, include)
-    path = cache_dir() / "pch" / f"{key}.pch"
+def _build_once(kind: str, suffix: str, command: List[str], include: str, args: List[str]) -> Optional[str]:
+    """A file that `command` + `args` + `-o FILE` builds from the headers
+    under `include`, built once and kept under ``cache_dir()/kind`` by a key
+    of the compiler, the flags and the headers (their place and times too:
+    clang checks both for a PCH); None where it cannot be built."""
+    key = key_of(f"{kind}\n{os.path.abspath(include)}\n{_stamp(include)}", command, include)
+    path = cache_dir() / kind / f"{key}{suffix}"
     if path.is_file():
         return str(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:8]}-", suffix=".pch")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:8]}-", suffix=suffix)
         os.close(fd)
-        built = subprocess.run([*command, f"-I{include}", "-x", "c++-header", os.path.join(include, PRELUDE), "-o",
-                                tmp], capture_output=True)
+        built = subprocess.run([*command, f"-I{include}", *args, "-o", tmp], capture_output=True)
         if built.returncode != 0:
             os.unlink(tmp)
             return None
@@ -171,6 +161,36 @@ def precompiled_prelude(command: List[str], include: str) -> Optional[str]:
     except OSError:
         return None
     return str(path)
+
+
+def precompiled_prelude(command: List[str], include: str) -> Optional[str]:
+    """A clang precompiled header of the kernel prelude for `command` (the
+    compiler and its code-generation flags: a PCH is only valid for the
+    flags it was built with); None where it cannot be built (a compiler that
+    is not clang, an unwritable cache), in which case kernels parse the
+    headers as before. Parsing them is most of a small kernel's compile
+    (0.10 of 0.17 s)."""
+    if not settings.precompiled_headers or not os.path.isfile(os.path.join(include, PRELUDE)):
+        return None
+    if "clang" not in _compiler_identity(command[0]):
+        return None  # -include-pch and the PCH format are clang's
+    return _build_once("pch", ".pch", command, include, ["-x", "c++-header", os.path.join(include, PRELUDE)])
+
+
+#: The C functions that LLVM IR kernels call for device.h's scalar
+#: semantics (runtime/include/mtia/llvm_support.h).
+LLVM_SUPPORT = os.path.join("mtia", "llvm_support.h")
+
+
+def support_object(command: List[str], include: str) -> str:
+    """The object of mtia/llvm_support.h built by `command` (the kernels'
+    compiler and flags), linked into every LLVM IR kernel; built once."""
+    path = _build_once("support", ".o", command, include, ["-c", "-x", "c++", os.path.join(include, LLVM_SUPPORT)])
+    if path is None:
+        from ..errors import CompilationError
+        raise CompilationError(f"MTIA backend: cannot build {LLVM_SUPPORT} with {' '.join(command)} "
+                               f"(the LLVM IR path links it into every kernel)")
+    return path
 
 
 def clear() -> None:

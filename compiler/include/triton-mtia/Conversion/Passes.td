@@ -53,4 +53,28 @@ def ConvertTTToMTIA : Pass<"convert-tt-to-mtia", "::mlir::ModuleOp"> {
                            "::mlir::math::MathDialect", "::mlir::scf::SCFDialect"];
 }
 
+def ConvertMTIAToLLVM : Pass<"convert-mtia-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Lower mtia commands to calls through the device API (the LLVM IR path)";
+  let description = [{
+    The LLVM IR code generator's own step; the C++ emitter's counterpart.
+    Each kernel (`func.func` with CBs assigned) becomes
+    `mtia_kernel_NAME(Ctx *ctx, const Arg *args)` beside a constant
+    `mtia_kernel_NAME_info`, as the C++ path exports them:
+
+    * every mtia command becomes an indirect `llvm.call` through the
+      `DeviceOps` table of `ctx`, its Box / Shape / Operand / VecStep
+      arguments built in stack slots at the offsets device.h gives;
+    * the core and source line the C++ path sets before a command are set
+      the same way (IssuePath);
+    * scalar ops whose meaning is device.h's (integer division and shifts,
+      float -> integer, IEEE min / max, fp8 scalars) call the C functions of
+      runtime/include/mtia/llvm_support.h.
+
+    Scalar arith, math, scf and func ops are left to MLIR's conversions to
+    the LLVM dialect.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TRITON_MTIA_CONVERSION_PASSES

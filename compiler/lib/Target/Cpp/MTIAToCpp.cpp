@@ -12,6 +12,7 @@
 
 #include "triton-mtia/Dialect/MTIA/IR/MTIADialect.h"
 #include "triton-mtia/Support/SourceLocation.h"
+#include "triton-mtia/Target/IssuePath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -187,7 +188,6 @@ private:
   SmallVector<std::string> operandLiterals(ArrayAttr srcs, ValueRange imms);
   static std::string cppString(StringRef text);
   void sourceComment(Location loc);
-  void commandLine(Location loc);
   raw_ostream &line() { return os.indent(indent); }
 
   raw_ostream &os;
@@ -197,30 +197,17 @@ private:
   llvm::StringSet<> taken;
   llvm::StringMap<std::vector<std::string>> sourceFiles;
   std::string lastSource;
-  /// The source line the generated code last stored in `ctx->line` on this
-  /// path (-1: unknown, as at the top of a loop body or branch).
-  int64_t lastCommandLine = -1;
-  /// Whether mtia-dual-issue split the kernel's commands between the cores,
-  /// and the core the generated code last selected on this path (-1:
-  /// unknown, as at the top of a loop body or branch).
-  bool dualIssue = false;
-  int64_t issuingCore = -1;
-  /// At the top of a loop body or branch, and after one: the path's state
-  /// (the line in `ctx->line`, the issuing core) is unknown.
-  void forgetPathState() {
-    lastCommandLine = -1;
-    issuingCore = -1;
-  }
-  /// Selects the core that issues what follows (device.h onCore) where the
-  /// path may be on the other one.
-  void issueOn(int64_t core);
+  /// What the path has said about the issuing core and the source line
+  /// (set per kernel).
+  std::optional<IssuePath> path;
+  /// `ctx->line = N;` / `onCore(ctx, N);` where the path needs them.
+  void commandLine(Operation &op);
+  void issueOn(Operation &op);
 };
 
-void CppEmitter::issueOn(int64_t core) {
-  if (!dualIssue || core == issuingCore)
-    return;
-  line() << "onCore(ctx, " << core << ");\n";
-  issuingCore = core;
+void CppEmitter::issueOn(Operation &op) {
+  if (auto core = path->coreBefore(&op))
+    line() << "onCore(ctx, " << *core << ");\n";
 }
 
 std::string CppEmitter::name(Value v) {
@@ -379,12 +366,9 @@ void CppEmitter::sourceComment(Location loc) {
 
 /// Stores the op's source line in `ctx->line` when it changes, so that the
 /// simulator names the Triton line of a faulting command.
-void CppEmitter::commandLine(Location loc) {
-  auto flc = getSourceLoc(loc);
-  if (!flc || int64_t(flc->getLine()) == lastCommandLine)
-    return;
-  lastCommandLine = flc->getLine();
-  line() << "ctx->line = " << lastCommandLine << ";\n";
+void CppEmitter::commandLine(Operation &op) {
+  if (auto lineNo = path->lineBefore(&op))
+    line() << "ctx->line = " << *lineNo << ";\n";
 }
 
 LogicalResult CppEmitter::emitKernel(func::FuncOp func) {
@@ -406,9 +390,7 @@ LogicalResult CppEmitter::emitKernel(func::FuncOp func) {
     os << (i ? ", " : "") << c;
   os << "}};\n\n";
   os << "extern \"C\" void " << symbol << "(Ctx *ctx, const Arg *args) {\n";
-  // Every program starts on core 0.
-  dualIssue = func->hasAttr(mtia::kDualIssueAttr);
-  issuingCore = 0;
+  path.emplace(func);
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     std::string n = declare(arg);
     Type t = arg.getType();
@@ -454,9 +436,8 @@ LogicalResult CppEmitter::emitOp(Operation &op) {
     return success();
   }
   if (isa<mtia::MTIADialect>(op.getDialect())) {
-    if (!isa<mtia::ProgramIdOp, mtia::NumProgramsOp, mtia::PeIdOp, mtia::PeGridSizeOp, mtia::MayAliasOp,
-             mtia::ScalarCyclesOp>(op))
-      commandLine(op.getLoc());
+    if (!isa<mtia::ScalarCyclesOp>(op))
+      commandLine(op);
     return emitMtia(op);
   }
   return emitArith(op);
@@ -656,21 +637,10 @@ LogicalResult CppEmitter::emitArith(Operation &op) {
 }
 
 LogicalResult CppEmitter::emitMtia(Operation &op) {
-  // mtia-legalize-rank brings what it can to the device's kTileRank
-  // dimensions (DMA boxes have kBoxRank, checked by their verifier).
-  if (auto shape = op.getAttrOfType<DenseI64ArrayAttr>("shape");
-      shape && shape.size() > static_cast<size_t>(mtia::kTileRank) &&
-      !isa<mtia::DmaInOp, mtia::DmaOutOp>(op))
-    return op.emitError() << "a tile of rank " << shape.size()
-                          << " is not supported by the MTIA backend yet (the device API has "
-                          << mtia::kTileRank << " dimensions)";
+  if (failed(checkTileRank(&op)))
+    return failure();
   // Before replaceFront, which binds to the next command of the same core.
-  if (auto cost = dyn_cast<mtia::ScalarCyclesOp>(op))
-    issueOn(cost.getCore());
-  else if (!isa<mtia::ProgramIdOp, mtia::NumProgramsOp, mtia::PeIdOp, mtia::PeGridSizeOp,
-                 mtia::MayAliasOp>(op))
-    issueOn(op.hasAttr(mtia::kCoreAttr) ? op.getAttrOfType<IntegerAttr>(mtia::kCoreAttr).getInt()
-                                        : 0);
+  issueOn(op);
   // mtia-replace-front: the command right after pops the front tile of its CB.
   if (op.hasAttr(mtia::kReplaceFrontAttr))
     line() << "replaceFront(ctx, /*cb=*/" << op.getAttrOfType<IntegerAttr>("cb").getInt()
@@ -885,9 +855,7 @@ LogicalResult CppEmitter::emitMtia(Operation &op) {
     return success();
   }
   if (auto cost = dyn_cast<mtia::ScalarCyclesOp>(op)) {
-    // The simulator's watchdog names the line a loop of scalar code spins on.
-    if (!isa<func::FuncOp>(op.getParentOp()))
-      commandLine(cost.getLoc());
+    commandLine(op);
     line() << "scalarCycles(ctx, " << cost.getCycles() << ");\n";
     return success();
   }
@@ -953,7 +921,7 @@ LogicalResult CppEmitter::emitFor(scf::ForOp op) {
          << "; " << ivName << " < " << name(op.getUpperBound()) << "; " << ivName
          << " += " << name(op.getStep()) << ") {\n";
   indent += 2;
-  forgetPathState(); // the body runs after itself too
+  path->forget(); // the body runs after itself too
   Block *body = op.getBody();
   for (Operation &inner : body->without_terminator())
     if (failed(emitOp(inner)))
@@ -970,7 +938,7 @@ LogicalResult CppEmitter::emitFor(scf::ForOp op) {
     line() << carried[i] << " = " << n << ";\n";
   indent -= 2;
   line() << "}\n";
-  forgetPathState();
+  path->forget();
   for (auto [result, n] : llvm::zip(op.getResults(), carried))
     names[result] = n;
   return success();
@@ -985,7 +953,7 @@ LogicalResult CppEmitter::emitIf(scf::IfOp op) {
   }
   auto branch = [&](Region &region) -> LogicalResult {
     indent += 2;
-    forgetPathState();
+    path->forget();
     Block &block = region.front();
     for (Operation &inner : block.without_terminator())
       if (failed(emitOp(inner)))
@@ -1005,7 +973,7 @@ LogicalResult CppEmitter::emitIf(scf::IfOp op) {
       return failure();
   }
   line() << "}\n";
-  forgetPathState();
+  path->forget();
   return success();
 }
 
@@ -1027,7 +995,7 @@ LogicalResult CppEmitter::emitWhile(scf::WhileOp op) {
   }
   line() << "while (true) {\n";
   indent += 2;
-  forgetPathState();
+  path->forget();
   for (Operation &inner : before.without_terminator())
     if (failed(emitOp(inner)))
       return failure();
@@ -1058,7 +1026,7 @@ LogicalResult CppEmitter::emitWhile(scf::WhileOp op) {
     line() << carried[i] << " = " << n << ";\n";
   indent -= 2;
   line() << "}\n";
-  forgetPathState();
+  path->forget();
   return success();
 }
 
