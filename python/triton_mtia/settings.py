@@ -242,9 +242,10 @@ class Settings:
     #: be re-run by hand (the error message prints it either way).
     keep_failed_temps: bool = True
     #: Edit and rebuild (docs/python.md, "Editing a kernel's C++"): a
-    #: directory of edited kernels, `<kernel name>.cpp`, each built instead
-    #: of the C++ the compiler generates for a kernel of that name (its
-    #: entry point and KernelInfo kept). Changing a file there recompiles.
+    #: directory of edited kernels, `<kernel name>.cpp` (or `.llir` for the
+    #: LLVM IR path), each built instead of what the compiler generates for
+    #: a kernel of that name (its entry point and KernelInfo kept).
+    #: Changing a file there recompiles.
     #: Triton's own TRITON_KERNEL_OVERRIDE cannot carry C++: its parser
     #: knows only its own stages' files.
     override_dir: Optional[str] = field(default_factory=lambda: os.environ.get("TRITON_MTIA_OVERRIDE_DIR"))

@@ -33,7 +33,7 @@ def test_an_edited_kernel_is_built_instead(fresh_cache, monkeypatch, capfd):
     with knobs.compilation.scope():
         knobs.compilation.dump_ir = True
         knobs.cache.dump_dir = str(dump)
-        triple_kernel[(1, )](x, out, 100, BLOCK=128)
+        triple_kernel[(1, )](x, out, 100, BLOCK=128, codegen="cpp")
     torch.testing.assert_close(out, x * 3)
     dumped = list(dump.glob("*/triple_kernel.cpp"))
     assert len(dumped) == 1
@@ -62,6 +62,35 @@ def test_an_edited_kernel_is_built_instead(fresh_cache, monkeypatch, capfd):
     triple_kernel.device_caches.clear()
     triple_kernel[(1, )](x, out, 100, BLOCK=128)
     torch.testing.assert_close(out, x * 3)
+
+
+def test_an_edited_llvm_ir_kernel_is_built_instead(fresh_cache, monkeypatch, capfd):
+    """The LLVM IR path: Triton's dump has `NAME.llir`; the edited file of
+    that name is built instead (the constant 3 of the SE's immediate, its
+    double, edited to 4)."""
+    x = torch.randn(100)
+    out = torch.empty_like(x)
+    dump = fresh_cache / "dump"
+    with knobs.compilation.scope():
+        knobs.compilation.dump_ir = True
+        knobs.cache.dump_dir = str(dump)
+        triple_kernel[(1, )](x, out, 100, BLOCK=128, codegen="llvm")
+    torch.testing.assert_close(out, x * 3)
+    dumped = list(dump.glob("*/triple_kernel.llir"))
+    assert len(dumped) == 1
+    llir = dumped[0].read_text()
+    edited = llir.replace("double 3.000000e+00", "double 4.000000e+00")
+    assert edited != llir
+    overrides = fresh_cache / "edited"
+    overrides.mkdir()
+    (overrides / "triple_kernel.llir").write_text(edited)
+    monkeypatch.setattr(triton_mtia.settings, "override_dir", str(overrides))
+    triple_kernel.device_caches.clear()
+    compiled = triple_kernel[(1, )](x, out, 100, BLOCK=128, codegen="llvm")
+    torch.testing.assert_close(out, x * 4)
+    assert compiled.asm["llir"] == edited
+    assert compiled.metadata.llir_override == str(overrides / "triple_kernel.llir")
+    assert "building the edited LLVM IR" in capfd.readouterr().err
 
 
 def test_an_edit_that_does_not_compile_says_where(fresh_cache, monkeypatch):

@@ -314,8 +314,10 @@ def test_a_kernel_too_large_for_its_fiber_stack_is_built_to_fit_or_refused(monke
     needs 318 KiB of frame: the build says so and is tried again at -O1
     (settings.cxx_large_frame_flags), where the frame is small; without that
     second try the frame is a compile error, never a launch that overflows
-    the stack and takes the process down."""
+    the stack and takes the process down. (The C++ path's: the LLVM IR
+    path shares the commands' structs and builds this kernel at -O0.)"""
     settings = triton_mtia.settings
+    monkeypatch.setattr(settings, "codegen", "cpp")
     monkeypatch.setattr(settings, "object_cache", False)
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "first"))
     x = torch.randn(4096)

@@ -190,12 +190,12 @@ def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
 
 
 #: The file extension of each code generation path's kernel source.
-SOURCE_EXT = {"cpp": "cpp", "llvm": "ll"}
+SOURCE_EXT = {"cpp": "cpp", "llvm": "llir"}
 
 
 def _overrides() -> List[Path]:
     """The edited kernels of settings.override_dir: `<kernel name>.cpp` or
-    `<kernel name>.ll`."""
+    `<kernel name>.llir` (the names of Triton's dump)."""
     if not settings.override_dir or not os.path.isdir(settings.override_dir):
         return []
     return sorted(p for ext in SOURCE_EXT.values() for p in Path(settings.override_dir).glob(f"*.{ext}"))
@@ -337,7 +337,8 @@ class MTIABackend(BaseBackend):
         # An edited kernel replaces what the compiler made (settings.override_dir).
         override = Path(settings.override_dir, f"{name}.{ext}") if settings.override_dir else None
         if override is not None and override.is_file():
-            print(f"[triton-mtia] kernel {name}: building the edited {override}", file=sys.stderr)
+            what = "C++" if ext == "cpp" else "LLVM IR"
+            print(f"[triton-mtia] kernel {name}: building the edited {what} {override}", file=sys.stderr)
             source = override.read_bytes()
             metadata[f"{stage}_override"] = str(override)
         # The entry point's symbol, as the code generator chose it
