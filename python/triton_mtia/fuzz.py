@@ -481,10 +481,11 @@ def _load(source: str, path: str):
     return module.kernel
 
 
-def _run(kernel, p: Program, inputs):
+def _run(kernel, p: Program, inputs, device: str = "cpu"):
+    """Launches program `p` on `inputs`; its outputs are made on `device`."""
     import torch
-    out = torch.full((p.size, ), 3, dtype=getattr(torch, p.body.dtype))
-    red = torch.full((p.size, ), 5, dtype=getattr(torch, p.red_dtype))
+    out = torch.full((p.size, ), 3, dtype=getattr(torch, p.body.dtype), device=device)
+    red = torch.full((p.size, ), 5, dtype=getattr(torch, p.red_dtype), device=device)
     if p.memory == "alias":  # two pointer arguments bound to one tensor
         inputs = list(inputs[:3]) + [out]
     kernel[(p.programs, p.cols)](*inputs, out, red, p.n, p.n2, max(p.lo, 0), BLOCK=p.block)

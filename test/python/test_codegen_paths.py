@@ -22,7 +22,9 @@ def both_ways(launch, monkeypatch, *kernels):
     """Runs `launch()` (which returns the tensors to compare) with each
     code generation path, the default of `kernels`' launches (whose
     in-process caches are cleared: a setting is read when a kernel is
-    first compiled); returns the C++ path's results and cycles."""
+    first compiled); returns the C++ path's results and cycles. Tensors
+    live on the mtia device, whose allocator gives both runs the same
+    addresses (a DMA's cycles depend on its alignment)."""
     runs = {}
     for codegen in ("cpp", "llvm"):
         monkeypatch.setattr(triton_mtia.settings, "codegen", codegen)
@@ -83,14 +85,14 @@ def scalar_edges_kernel(a_ptr, b_ptr, f_ptr, h_ptr, out_ptr, out_h_ptr, N: tl.co
 
 def test_scalar_semantics(monkeypatch):
     inf, nan = float("inf"), float("nan")
-    a = torch.tensor([7, -7, -2**31, -2**31, 12345, -1, 3, 0], dtype=torch.int32)
-    b = torch.tensor([0, 0, -1, 0, 33, 40, 32, 0], dtype=torch.int32)
-    f = torch.tensor([nan, inf, -inf, 3e9, -3e9, 2.9, -2.9, 1e30])
-    h = torch.tensor([-0.0, 0.0, 1.5, nan, -3.25, 65504, 1e-7, -2], dtype=torch.float16)
+    a = torch.tensor([7, -7, -2**31, -2**31, 12345, -1, 3, 0], dtype=torch.int32, device="mtia")
+    b = torch.tensor([0, 0, -1, 0, 33, 40, 32, 0], dtype=torch.int32, device="mtia")
+    f = torch.tensor([nan, inf, -inf, 3e9, -3e9, 2.9, -2.9, 1e30], device="mtia")
+    h = torch.tensor([-0.0, 0.0, 1.5, nan, -3.25, 65504, 1e-7, -2], dtype=torch.float16, device="mtia")
 
     def launch():
-        out = torch.zeros(8, 10, dtype=torch.int32)
-        out_h = torch.zeros(8, 4, dtype=torch.float16)
+        out = torch.zeros(8, 10, dtype=torch.int32, device="mtia")
+        out_h = torch.zeros(8, 4, dtype=torch.float16, device="mtia")
         scalar_edges_kernel[(1, )](a, b, f, h, out, out_h, N=8)
         return [out, out_h]
 
@@ -112,16 +114,16 @@ def fp8_scalar_kernel(x_ptr, out_ptr, N: tl.constexpr):
 
 
 def test_fp8_scalars(monkeypatch):
-    x = torch.tensor([0.3, -1.7, 300.0, 1e-3, 17.0, -0.0])
+    x = torch.tensor([0.3, -1.7, 300.0, 1e-3, 17.0, -0.0], device="mtia")
 
     def launch():
-        out = torch.zeros(6, 4)
+        out = torch.zeros(6, 4, device="mtia")
         fp8_scalar_kernel[(1, )](x, out, N=6)
         return [out]
 
     (out, ), _ = both_ways(launch, monkeypatch, fp8_scalar_kernel)
-    torch.testing.assert_close(out[:, 0], x.to(torch.float8_e4m3fn).float())
-    torch.testing.assert_close(out[:, 1], x.to(torch.float8_e5m2).float())
+    torch.testing.assert_close(out[:, 0], x.cpu().to(torch.float8_e4m3fn).float())
+    torch.testing.assert_close(out[:, 1], x.cpu().to(torch.float8_e5m2).float())
 
 
 @triton.jit
@@ -146,10 +148,10 @@ def control_flow_kernel(x_ptr, out_ptr, n, limit, BLOCK: tl.constexpr):
 
 def test_control_flow_and_asserts(monkeypatch):
     n = 300
-    x = torch.randn(4 * n, generator=torch.Generator().manual_seed(1))
+    x = torch.randn(4 * n, generator=torch.Generator().manual_seed(1)).to("mtia")
 
     def launch():
-        out = torch.zeros(n)
+        out = torch.zeros(n, device="mtia")
         control_flow_kernel[(triton.cdiv(n, 64), )](x, out, n, 27, BLOCK=64)
         return [out]
 
@@ -163,7 +165,7 @@ def print_kernel(x_ptr):
 
 
 def test_device_print(monkeypatch, capfd):
-    x = torch.tensor([1.5, -2.0, 3.25, 0.0])
+    x = torch.tensor([1.5, -2.0, 3.25, 0.0], device="mtia")
     printed = {}
 
     def launch():
@@ -193,8 +195,8 @@ def test_fuzzer_programs(seed, monkeypatch, tmp_path):
     on every dtype it generates."""
     program = fuzz.Generator(seed).program()
     kernel = triton.jit(fuzz._load(program.source(), str(tmp_path / f"p{seed}.py")))
-    inputs = fuzz._inputs(program)
-    both_ways(lambda: list(fuzz._run(kernel, program, inputs)), monkeypatch, kernel)
+    inputs = [t.to("mtia") for t in fuzz._inputs(program)]
+    both_ways(lambda: list(fuzz._run(kernel, program, inputs, device="mtia")), monkeypatch, kernel)
 
 
 def test_support_object_is_built_once(monkeypatch, tmp_path):
