@@ -59,45 +59,53 @@ def test_samples(sample, monkeypatch):
 
 
 @triton.jit
-def scalar_edges_kernel(a_ptr, b_ptr, f_ptr, h_ptr, out_ptr, out_h_ptr, N: tl.constexpr):
+def scalar_extras_kernel(a_ptr, b_ptr, f_ptr, h_ptr, out_ptr, out_h_ptr, N: tl.constexpr):
+    # What test_scalar_semantics.py's kernels leave out: narrow division,
+    # f16 products cast to int16, NaN-propagating minimum, a bf16 round trip.
     for i in tl.static_range(N):
         a = tl.load(a_ptr + i)
         b = tl.load(b_ptr + i)
         f = tl.load(f_ptr + i)
         h = tl.load(h_ptr + i)
-        row = out_ptr + i * 10
-        tl.store(row + 0, a // b)
-        tl.store(row + 1, a % b)
-        tl.store(row + 2, a << b)
-        tl.store(row + 3, a >> b)
-        tl.store(row + 4, (a.to(tl.uint32, bitcast=True) >> b.to(tl.uint32)).to(tl.int32, bitcast=True))
-        tl.store(row + 5, (a.to(tl.uint32, bitcast=True) // b.to(tl.uint32)).to(tl.int32, bitcast=True))
-        tl.store(row + 6, f.to(tl.int32))
-        tl.store(row + 7, f.to(tl.uint8).to(tl.int32))
-        tl.store(row + 8, (a.to(tl.int8) // (b.to(tl.int8) | 1)).to(tl.int32))
-        tl.store(row + 9, (f.to(tl.float16) * h).to(tl.int16).to(tl.int32))
-        hrow = out_h_ptr + i * 4
-        tl.store(hrow + 0, tl.maximum(h, f.to(tl.float16)))
-        tl.store(hrow + 1, tl.minimum(h, f.to(tl.float16), propagate_nan=tl.PropagateNan.ALL))
-        tl.store(hrow + 2, (tl.exp(h.to(tl.float32)) + tl.abs(h)).to(tl.float16))
-        tl.store(hrow + 3, tl.sqrt(tl.abs(h).to(tl.float32)).to(tl.bfloat16).to(tl.float16))
+        tl.store(out_ptr + i * 2 + 0, (a.to(tl.int8) // (b.to(tl.int8) | 1)).to(tl.int32))
+        tl.store(out_ptr + i * 2 + 1, (f.to(tl.float16) * h).to(tl.int16).to(tl.int32))
+        tl.store(out_h_ptr + i * 3 + 0, tl.minimum(h, f.to(tl.float16), propagate_nan=tl.PropagateNan.ALL))
+        tl.store(out_h_ptr + i * 3 + 1, (tl.exp(h.to(tl.float32)) + tl.abs(h)).to(tl.float16))
+        tl.store(out_h_ptr + i * 3 + 2, tl.sqrt(tl.abs(h).to(tl.float32)).to(tl.bfloat16).to(tl.float16))
 
 
 def test_scalar_semantics(monkeypatch):
-    inf, nan = float("inf"), float("nan")
-    a = torch.tensor([7, -7, -2**31, -2**31, 12345, -1, 3, 0], dtype=torch.int32, device="mtia")
-    b = torch.tensor([0, 0, -1, 0, 33, 40, 32, 0], dtype=torch.int32, device="mtia")
-    f = torch.tensor([nan, inf, -inf, 3e9, -3e9, 2.9, -2.9, 1e30], device="mtia")
-    h = torch.tensor([-0.0, 0.0, 1.5, nan, -3.25, 65504, 1e-7, -2], dtype=torch.float16, device="mtia")
+    """Division by zero, INT_MIN // -1, shifts by the width, saturating and
+    NaN float -> integer casts (device.h's answers, no trap), narrow
+    integers and 16-bit floats in library calls."""
+    from test_scalar_semantics import A, B, COLUMNS, F, int_edges_kernel, narrow_scalar_kernel
+    a = torch.tensor(A, dtype=torch.int32, device="mtia")
+    b = torch.tensor(B, dtype=torch.int32, device="mtia")
+    f = torch.tensor(F, device="mtia")
+    h = torch.tensor([-0.0, 0.0, 1.5, float("nan"), -3.25, 65504, 1e-7, -2], dtype=torch.float16, device="mtia")
 
-    def launch():
-        out = torch.zeros(8, 10, dtype=torch.int32, device="mtia")
-        out_h = torch.zeros(8, 4, dtype=torch.float16, device="mtia")
-        scalar_edges_kernel[(1, )](a, b, f, h, out, out_h, N=8)
+    def edges():
+        scalar = torch.zeros(len(A), COLUMNS, dtype=torch.int32, device="mtia")
+        tile = torch.zeros_like(scalar)
+        int_edges_kernel[(1, )](a, b, f, scalar, tile, N=len(A))
+        return [scalar, tile]
+
+    def narrow():
+        out_h = torch.zeros(4, dtype=torch.float16, device="mtia")
+        out_i = torch.zeros(3, dtype=torch.int8, device="mtia")
+        narrow_scalar_kernel[(1, )](h, a.to(torch.int8), out_h, out_i)
+        return [out_h, out_i]
+
+    def extras():
+        out = torch.zeros(len(A), 2, dtype=torch.int32, device="mtia")
+        out_h = torch.zeros(len(A), 3, dtype=torch.float16, device="mtia")
+        scalar_extras_kernel[(1, )](a, b, f, h, out, out_h, N=len(A))
         return [out, out_h]
 
-    (out, _), _ = both_ways(launch, monkeypatch, scalar_edges_kernel)
-    assert out[:4, 0].tolist() == [-1, -1, -2**31, -1]  # device.h's answers, not a trap
+    (scalar, tile), _ = both_ways(edges, monkeypatch, int_edges_kernel)
+    assert torch.equal(scalar, tile) and scalar[:4, 0].tolist() == [-1, -1, -2**31, -1]
+    both_ways(narrow, monkeypatch, narrow_scalar_kernel)
+    both_ways(extras, monkeypatch, scalar_extras_kernel)
 
 
 @triton.jit

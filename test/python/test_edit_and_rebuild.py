@@ -1,6 +1,6 @@
-"""Edit and rebuild: a kernel's generated C++, dumped by Triton's own
-TRITON_KERNEL_DUMP, edited by hand and built instead of what the compiler
-generates (settings.override_dir, TRITON_MTIA_OVERRIDE_DIR)."""
+"""Edit and rebuild: a kernel's generated C++ (or LLVM IR), dumped by
+Triton's own TRITON_KERNEL_DUMP, edited by hand and built instead of what
+the compiler generates (settings.override_dir, TRITON_MTIA_OVERRIDE_DIR)."""
 
 import pytest
 import torch
@@ -25,72 +25,57 @@ def fresh_cache(tmp_path, monkeypatch):
     triple_kernel.device_caches.clear()
 
 
-def test_an_edited_kernel_is_built_instead(fresh_cache, monkeypatch, capfd):
+#: Per code generation path: the stage Triton dumps (the edited file's
+#: extension), how the constant 3 of the kernel reads there, the same with
+#: another value, and what the backend says when it builds an edit. On the
+#: LLVM IR path the SE's immediate holds the constant as a double.
+PATHS = {
+    "cpp": ("cpp", "float(3.000000000e+00)", "float({}.000000000e+00)", "building the edited C++"),
+    "llvm": ("llir", "double 3.000000e+00", "double {}.000000e+00", "building the edited LLVM IR"),
+}
+
+
+@pytest.mark.parametrize("codegen", PATHS)
+def test_an_edited_kernel_is_built_instead(codegen, fresh_cache, monkeypatch, capfd):
+    ext, three, other, message = PATHS[codegen]
+    monkeypatch.setattr(triton_mtia.settings, "codegen", codegen)
     x = torch.randn(100)
     out = torch.empty_like(x)
-    # Triton's dump writes each stage's output, our C++ among them.
+    # Triton's dump writes each stage's output, our C++ or LLVM IR among them.
     dump = fresh_cache / "dump"
     with knobs.compilation.scope():
         knobs.compilation.dump_ir = True
         knobs.cache.dump_dir = str(dump)
-        triple_kernel[(1, )](x, out, 100, BLOCK=128, codegen="cpp")
+        triple_kernel[(1, )](x, out, 100, BLOCK=128)
     torch.testing.assert_close(out, x * 3)
-    dumped = list(dump.glob("*/triple_kernel.cpp"))
+    dumped = list(dump.glob(f"*/triple_kernel.{ext}"))
     assert len(dumped) == 1
-    cpp = dumped[0].read_text()
+    source = dumped[0].read_text()
 
     # The edit: the constant 3 becomes 4.
-    edited = cpp.replace("float(3.000000000e+00)", "float(4.000000000e+00)")
-    assert edited != cpp
+    edited = source.replace(three, other.format(4))
+    assert edited != source
     overrides = fresh_cache / "edited"
     overrides.mkdir()
-    (overrides / "triple_kernel.cpp").write_text(edited)
+    (overrides / f"triple_kernel.{ext}").write_text(edited)
     monkeypatch.setattr(triton_mtia.settings, "override_dir", str(overrides))
     triple_kernel.device_caches.clear()
     compiled = triple_kernel[(1, )](x, out, 100, BLOCK=128)
     torch.testing.assert_close(out, x * 4)
-    assert compiled.asm["cpp"] == edited  # what was built, in Triton's cache too
-    assert "building the edited C++" in capfd.readouterr().err
+    assert compiled.asm[ext] == edited  # what was built, in Triton's cache too
+    assert getattr(compiled.metadata, f"{ext}_override") == str(overrides / f"triple_kernel.{ext}")
+    assert message in capfd.readouterr().err
 
     # Editing it again recompiles (the edit is part of the cache key) ...
-    (overrides / "triple_kernel.cpp").write_text(cpp.replace("float(3.000000000e+00)", "float(5.000000000e+00)"))
+    (overrides / f"triple_kernel.{ext}").write_text(source.replace(three, other.format(5)))
     triple_kernel.device_caches.clear()
     triple_kernel[(1, )](x, out, 100, BLOCK=128)
     torch.testing.assert_close(out, x * 5)
-    # ... and without the directory the compiler's C++ is back.
+    # ... and without the directory the compiler's code is back.
     monkeypatch.setattr(triton_mtia.settings, "override_dir", None)
     triple_kernel.device_caches.clear()
     triple_kernel[(1, )](x, out, 100, BLOCK=128)
     torch.testing.assert_close(out, x * 3)
-
-
-def test_an_edited_llvm_ir_kernel_is_built_instead(fresh_cache, monkeypatch, capfd):
-    """The LLVM IR path: Triton's dump has `NAME.llir`; the edited file of
-    that name is built instead (the constant 3 of the SE's immediate, its
-    double, edited to 4)."""
-    x = torch.randn(100)
-    out = torch.empty_like(x)
-    dump = fresh_cache / "dump"
-    with knobs.compilation.scope():
-        knobs.compilation.dump_ir = True
-        knobs.cache.dump_dir = str(dump)
-        triple_kernel[(1, )](x, out, 100, BLOCK=128, codegen="llvm")
-    torch.testing.assert_close(out, x * 3)
-    dumped = list(dump.glob("*/triple_kernel.llir"))
-    assert len(dumped) == 1
-    llir = dumped[0].read_text()
-    edited = llir.replace("double 3.000000e+00", "double 4.000000e+00")
-    assert edited != llir
-    overrides = fresh_cache / "edited"
-    overrides.mkdir()
-    (overrides / "triple_kernel.llir").write_text(edited)
-    monkeypatch.setattr(triton_mtia.settings, "override_dir", str(overrides))
-    triple_kernel.device_caches.clear()
-    compiled = triple_kernel[(1, )](x, out, 100, BLOCK=128, codegen="llvm")
-    torch.testing.assert_close(out, x * 4)
-    assert compiled.asm["llir"] == edited
-    assert compiled.metadata.llir_override == str(overrides / "triple_kernel.llir")
-    assert "building the edited LLVM IR" in capfd.readouterr().err
 
 
 def test_an_edit_that_does_not_compile_says_where(fresh_cache, monkeypatch):
