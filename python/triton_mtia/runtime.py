@@ -178,7 +178,7 @@ class LaunchStats:
 
 
 #: DPE MAC rate parameter and element size per dtype name.
-_DTYPES = {
+DPE_DTYPES = {
     "fp16": ("dpe_fp16_macs_per_cycle", 2), "bf16": ("dpe_fp16_macs_per_cycle", 2),
     "int8": ("dpe_int8_macs_per_cycle", 1), "fp8": ("dpe_int8_macs_per_cycle", 1),
     "fp32": ("dpe_fp32_macs_per_cycle", 4),
@@ -188,9 +188,9 @@ _DTYPES = {
 def roofline_points(stats: Dict[str, Any], config: Dict[str, Any], seconds: float, pes: int,
                     dtype: str = "fp16") -> Dict[str, Any]:
     """See LaunchStats.roofline_points."""
-    if dtype not in _DTYPES:
-        raise ValueError(f"roofline dtype must be one of {sorted(_DTYPES)}, not '{dtype}'")
-    rate_key, esize = _DTYPES[dtype]
+    if dtype not in DPE_DTYPES:
+        raise ValueError(f"roofline dtype must be one of {sorted(DPE_DTYPES)}, not '{dtype}'")
+    rate_key, esize = DPE_DTYPES[dtype]
     clock = config["clock_ghz"] * 1e9
     pes = max(1, pes)
     seconds = max(seconds, 1e-30)

@@ -1,0 +1,98 @@
+"""The kernel library (triton_mtia.kernels) matches PyTorch: the GEMM
+dispatcher's variants on the shapes each is for, fused and decomposed
+attention, and the 17 long-tail operators on their first benchmark shape."""
+
+import pytest
+import torch
+
+import triton_mtia
+from triton_mtia.kernels import LONG_TAIL, attention, attention_decomposed, gemm, gemm_plan, roofline_cycles
+
+
+def _compare(got, want, tolerance):
+    got = got if isinstance(got, tuple) else (got, )
+    want = want if isinstance(want, tuple) else (want, )
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        a = a.cpu()
+        assert a.dtype == b.dtype and a.shape == b.shape
+        if a.dtype.is_floating_point:
+            torch.testing.assert_close(a.float(), b.float(), rtol=tolerance[0], atol=tolerance[1])
+        else:
+            assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("name", list(LONG_TAIL))
+def test_long_tail_operator_matches_torch(name):
+    op = LONG_TAIL[name]
+    inputs = op.make_inputs(torch.Generator().manual_seed(0), *op.shapes[0])
+    _compare(op.run(*(t.to("mtia") for t in inputs)), op.reference(*inputs), op.tolerance)
+
+
+def test_there_are_17_long_tail_operators():
+    assert len(LONG_TAIL) == 17
+
+
+# (M, N, K, dtype, the variant the policy picks)
+GEMMS = [
+    (512, 512, 256, torch.float16, "tiles"),
+    (300, 200, 260, torch.bfloat16, "tiles"),
+    (96, 80, 70, torch.float32, "tiles"),
+    (100, 300, 200, torch.int8, "tiles"),
+    (32, 2048, 1024, torch.float16, "weight_streaming"),
+    (16, 1024, 1024, torch.int8, "weight_streaming"),
+    (128, 128, 2048, torch.float16, "split_k"),
+]
+
+
+@pytest.mark.parametrize("M,N,K,dtype,variant", GEMMS, ids=lambda v: str(v).replace("torch.", ""))
+def test_gemm_variant_matches_torch(M, N, K, dtype, variant):
+    g = torch.Generator().manual_seed(1)
+    if dtype == torch.int8:
+        a = torch.randint(-128, 128, (M, K), generator=g, dtype=torch.int8)
+        b = torch.randint(-128, 128, (K, N), generator=g, dtype=torch.int8)
+    else:
+        a, b = torch.randn(M, K, generator=g).to(dtype), torch.randn(K, N, generator=g).to(dtype)
+    assert gemm_plan(M, N, K, dtype).variant == variant
+    c = gemm(a.to("mtia"), b.to("mtia")).cpu()
+    if dtype == torch.int8:
+        assert c.dtype == torch.int32 and torch.equal(c, a.int() @ b.int())
+    else:
+        assert c.dtype == torch.float32
+        torch.testing.assert_close(c.double(), a.double() @ b.double(), rtol=1e-2, atol=1e-2 * K**0.5)
+    # No launch beats the chip's roofline.
+    assert triton_mtia.last_launch().cycles >= roofline_cycles(M, N, K, dtype, level="sram")
+
+
+def test_every_variant_runs_a_shape_of_another_class():
+    g = torch.Generator().manual_seed(2)
+    a, b = torch.randn(48, 1024, generator=g).half(), torch.randn(1024, 96, generator=g).half()
+    want = a.double() @ b.double()
+    for variant in ("tiles", "split_k", "weight_streaming"):
+        c = gemm(a.to("mtia"), b.to("mtia"), variant=variant).cpu()
+        torch.testing.assert_close(c.double(), want, rtol=1e-2, atol=0.4)
+
+
+def test_gemm_errors_name_the_problem():
+    a = torch.zeros(4, 8, dtype=torch.int8)
+    with pytest.raises(ValueError, match="variant must be one of"):
+        gemm(a, torch.zeros(8, 4, dtype=torch.int8), variant="systolic")
+    with pytest.raises(ValueError, match="int8 GEMMs use tiles or weight_streaming"):
+        gemm(a, torch.zeros(8, 4, dtype=torch.int8), variant="split_k")
+    with pytest.raises(ValueError, match="M <= 64"):
+        gemm(torch.zeros(100, 8).half(), torch.zeros(8, 4).half(), variant="weight_streaming")
+    with pytest.raises(ValueError, match="A is \\[M, K\\]"):
+        gemm(a, torch.zeros(4, 4, dtype=torch.int8))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_fused_and_decomposed_attention_match_torch(causal):
+    g = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(2, 192, 64, generator=g).half() for _ in range(3))
+    want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+    fused = attention(*(t.to("mtia") for t in (q, k, v)), causal=causal).cpu()
+    launches = []
+    decomposed = attention_decomposed(*(t.to("mtia") for t in (q, k, v)), causal=causal, launches=launches).cpu()
+    torch.testing.assert_close(fused.float(), want, rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close(decomposed.float(), want, rtol=2e-2, atol=2e-2)
+    assert len(launches) == 3 * 2  # a GEMM, a softmax and a GEMM per head
