@@ -41,6 +41,7 @@ _private_trace_dir: Optional[str] = None
 #: Totals over every launch of the process; the benchmarker reads deltas.
 launch_count = 0
 simulated_seconds_total = 0.0
+simulated_cycles_total = 0
 #: DMA commands (loads and stores) of every launch, and how many of them
 #: were gathers or scatters by address rather than strided blocks.
 dma_commands_total = 0
@@ -364,6 +365,14 @@ def measure(fn) -> Tuple[Any, float, int]:
     return result, (simulated_seconds_total - before) * 1e3, launch_count - launches
 
 
+def measure_cycles(fn) -> Tuple[Any, int]:
+    """Runs `fn` (on this thread); returns its result and the simulated
+    cycles of the launches it made, summed (launches run one after another)."""
+    before = simulated_cycles_total
+    result = fn()
+    return result, simulated_cycles_total - before
+
+
 def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence[tuple],
            regions: Sequence[Tuple[int, int]], pid_mapping: str = "linear",
            entry: Optional[str] = None) -> LaunchStats:
@@ -371,7 +380,7 @@ def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence
     under `kernel`. `entry` is the symbol the shared object exports (and
     `entry`_info), `kernel` by default; `args`, `regions` and `pid_mapping`
     follow the `Simulator.launch` contract."""
-    global launch_count, simulated_seconds_total, dma_commands_total, dma_by_address_total
+    global launch_count, simulated_seconds_total, simulated_cycles_total, dma_commands_total, dma_by_address_total
     with _launch_lock:
         trace_file, private = (None, False)
         if _recordings or settings.trace_launches:
@@ -381,6 +390,7 @@ def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence
                             pid_mapping)
         launch_count += 1
         simulated_seconds_total += float(result["seconds"])
+        simulated_cycles_total += int(result["cycles"])
         units = result["stats"].get("units", {})
         for unit in ("dma_in", "dma_out"):
             dma_commands_total += int(units.get(unit, {}).get("commands", 0))

@@ -40,8 +40,8 @@ GEMMS = [
     (96, 80, 70, torch.float32, "tiles"),
     (100, 300, 200, torch.int8, "tiles"),
     (32, 2048, 1024, torch.float16, "weight_streaming"),
-    (16, 1024, 1024, torch.int8, "weight_streaming"),
-    (128, 128, 2048, torch.float16, "split_k"),
+    (16, 2048, 1024, torch.int8, "weight_streaming"),
+    (64, 64, 4096, torch.float16, "split_k"),
 ]
 
 

@@ -12,7 +12,8 @@ paper's evaluation (section 7.1) measures, each checked against PyTorch
   (longtail.py, listed in `LONG_TAIL`): softmax, layer / RMS / group norm,
   SwiGLU, RoPE, cross-entropy, embedding bag, index_select, scatter_add,
   cumsum, top-k, jagged-dense add, jagged sum, jagged softmax, int8 and
-  fp8 row quantization.
+  fp8 row quantization; and `layer_norm_sigmoid`, the handwritten fused
+  kernel Inductor's layer-norm template is measured against.
 
 Every function takes and returns torch tensors (on the `mtia` device for
 deterministic cycles) and launches Triton kernels, written as a GPU author
@@ -22,12 +23,12 @@ would, through the MTIA backend.
 from .attention import attention, attention_decomposed
 from .gemm import GemmPlan, gemm, gemm_plan, roofline_cycles
 from .longtail import (LONG_TAIL, LongTailOp, cross_entropy, cumsum, embedding_bag, group_norm, index_select,
-                       jagged_dense_add, jagged_softmax, jagged_sum, layer_norm, quantize_rows, rms_norm, rope,
-                       scatter_add, softmax, swiglu, topk)
+                       jagged_dense_add, jagged_softmax, jagged_sum, layer_norm, layer_norm_sigmoid, quantize_rows,
+                       rms_norm, rope, scatter_add, softmax, swiglu, topk)
 
 __all__ = [
     "GemmPlan", "LONG_TAIL", "LongTailOp", "attention", "attention_decomposed", "cross_entropy", "cumsum",
     "embedding_bag", "gemm", "gemm_plan", "group_norm", "index_select", "jagged_dense_add", "jagged_softmax",
-    "jagged_sum", "layer_norm", "quantize_rows", "rms_norm", "rope", "roofline_cycles", "scatter_add", "softmax",
-    "swiglu", "topk"
+    "jagged_sum", "layer_norm", "layer_norm_sigmoid", "quantize_rows", "rms_norm", "rope", "roofline_cycles",
+    "scatter_add", "softmax", "swiglu", "topk"
 ]
