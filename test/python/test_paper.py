@@ -1,0 +1,34 @@
+"""`python -m triton_mtia.bench.paper --quick`: every figure of the paper's
+evaluation is measured by the run, drawn, and reported beside the paper's."""
+
+import json
+
+from triton_mtia.bench import paper
+
+
+def test_quick_run_writes_every_figure_its_pictures_and_the_report(tmp_path):
+    out = tmp_path / "out"
+    figures = tmp_path / "paper.json"
+    assert paper.main(["--quick", "--json", str(figures), "--out", str(out)]) == 0
+    data = json.loads(figures.read_text())
+    assert {"fig6", "fig7", "fig8", "fig9", "table1"} <= set(data) and data["quick"]
+    for row in data["fig6"]:  # raw cycles of both kernels and the bound
+        assert row["triton_cycles"] > 0 and row["expert_cycles"] > 0
+        assert 0 < row["triton_roofline_frac"] <= 1.0 and 0 < row["expert_roofline_frac"] <= 1.0
+    for row in data["fig7"]:
+        assert row["full_fused_cycles"] > 0 and row["full_decomposed_cycles"] > 0
+    assert len(data["fig8"]) == 17 and all(0 < r["roofline_frac_geomean"] <= 1.0 for r in data["fig8"])
+    assert all(r["matches"] for r in data["fig9"])
+    assert data["table1"]["cases"] == len(paper.TABLE1_QUICK_OPS)
+    report = (out / "report.md").read_text()
+    for name in ("fig6", "fig7", "fig8", "fig9"):
+        assert (out / f"{name}.png").stat().st_size > 0 and f"({name}.png)" in report
+    assert "Table 1" in report and "Paper:" in report and "python -m triton_mtia.bench.paper --quick" in report
+
+
+def test_unknown_figure_is_an_error(tmp_path, capsys):
+    try:
+        paper.main(["--quick", "--only", "fig11", "--json", str(tmp_path / "f.json"), "--out", str(tmp_path)])
+    except SystemExit as exit:
+        assert exit.code == 2
+    assert "unknown figure(s) fig11" in capsys.readouterr().err
