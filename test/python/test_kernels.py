@@ -7,6 +7,7 @@ import torch
 
 import triton_mtia
 from triton_mtia.kernels import LONG_TAIL, attention, attention_decomposed, gemm, gemm_plan, roofline_cycles
+from triton_mtia.kernels.expert import EXPERTS
 
 
 def _compare(got, want, tolerance):
@@ -96,3 +97,20 @@ def test_fused_and_decomposed_attention_match_torch(causal):
     torch.testing.assert_close(fused.float(), want, rtol=2e-2, atol=2e-2)
     torch.testing.assert_close(decomposed.float(), want, rtol=2e-2, atol=2e-2)
     assert len(launches) == 3 * 2  # a GEMM, a softmax and a GEMM per head
+
+
+@pytest.mark.parametrize("name", list(EXPERTS))
+def test_expert_baseline_matches_torch(name):
+    """The expert C++ kernels (runtime/kernels/expert_longtail.cpp) compute
+    what their Triton counterparts and PyTorch do, on every shape."""
+    op = LONG_TAIL[name]
+    for shape in op.shapes:
+        inputs = op.make_inputs(torch.Generator().manual_seed(4), *shape)
+        _compare(EXPERTS[name](*(t.to("mtia") for t in inputs)), op.reference(*inputs), op.tolerance)
+
+
+def test_expert_kernels_refuse_what_they_do_not_take():
+    with pytest.raises(ValueError, match="2-D float32"):
+        EXPERTS["softmax"](torch.zeros(4, 8, dtype=torch.float16))
+    with pytest.raises(ValueError, match="at most 8192"):
+        EXPERTS["rms_norm"](torch.zeros(2, 10000), torch.zeros(10000))

@@ -1,0 +1,244 @@
+//===- expert_longtail.cpp - Hand-written long-tail kernels ---------------===//
+//
+// The expert C++ baselines of the long-tail operators (the paper's Figure 8),
+// written by hand against device.h the way an MTIA expert would, and launched
+// on torch tensors by python/triton_mtia/kernels/expert.py:
+//
+//  - expert_softmax: y = softmax(x) over each row of x [rows, cols] (f32).
+//  - expert_rms_norm: y = x / sqrt(mean(x^2) + eps) * w over each row (f32).
+//  - expert_swiglu: y = silu(a) * b, elementwise over n f32 values.
+//
+// What makes them expert work rather than a transcription of the Triton
+// kernels:
+//  * a program owns a contiguous band of rows (ceil(rows / programs) each)
+//    and moves it in chunks of R rows, R chosen by the host so that the
+//    chunk's tiles fill the PE's local memory; one DMA, one reduction and
+//    one elementwise command per chunk instead of per row;
+//  * tiles have the row's exact width (781 columns, not 1024): no padding,
+//    no masks, no work on lanes that hold nothing;
+//  * the DMA of chunk i + 1 is issued before chunk i is computed (two tiles
+//    in the input CB), and the result's DMA out overlaps the next chunk;
+//  * the fabric's commands are issued by the scalar core 0, the SIMD
+//    engine's by the vector core 1 (onCore), so neither core's issue cost
+//    delays the other's unit;
+//  * accumulating commands replace the tile they read (replaceFront), so a
+//    CB holds one tile where it would hold two.
+//
+// The scalar code between the commands is charged with scalarCycles() by the
+// cost table of the compiler's mtia-scalar-cost pass (1 per ALU op, 3 per
+// multiply, 20 per divide, 2 per loop iteration), counted by hand, as in
+// expert_gemm.cpp, so that expert and compiled kernels pay by the same rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mtia/device.h"
+
+using namespace mtia;
+
+namespace {
+
+int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+Shape shape1(int64_t n) {
+  Shape s;
+  s.rank = 1;
+  s.dim[0] = n;
+  return s;
+}
+
+Shape shape2(int64_t a, int64_t b) {
+  Shape s;
+  s.rank = 2;
+  s.dim[0] = a;
+  s.dim[1] = b;
+  return s;
+}
+
+/// `rows` rows of `cols` f32 values at `addr`, `ld` elements apart.
+Box rowsBox(int64_t rows, int64_t cols, int64_t ld) {
+  Box b;
+  b.rank = 2;
+  b.shape[0] = b.valid[0] = rows;
+  b.shape[1] = b.valid[1] = cols;
+  b.stride[0] = ld;
+  b.stride[1] = 1;
+  return b;
+}
+
+/// A program's band of rows [first, end) of `rows`, split evenly.
+struct Band {
+  int64_t first, end;
+};
+
+Band bandOf(Ctx *c, int64_t rows) {
+  const int64_t programs = numPrograms(c, 0);
+  const int64_t per = (rows + programs - 1) / programs;
+  const int64_t first = min64(rows, programId(c, 0) * per);
+  return {first, min64(rows, first + per)};
+}
+
+constexpr int32_t kIn = 0, kStat = 1, kWork = 2, kOut = 3, kW = 4;
+
+/// Issues the fabric's commands on core 0 and the engines' on core 1.
+void fabric(Ctx *c) { onCore(c, 0); }
+void engines(Ctx *c) { onCore(c, 1); }
+
+} // namespace
+
+extern "C" {
+
+/// Args: x, y, rows, cols, ld_x, ld_y, R (rows per chunk).
+void expert_softmax(Ctx *c, const Arg *a) {
+  const uint64_t x = a[0].u, y = a[1].u;
+  const int64_t rows = a[2].i, cols = a[3].i, ldx = a[4].i, ldy = a[5].i, R = a[6].i;
+  const Band band = bandOf(c, rows);
+  scalarCycles(c, 60); // 7 argument loads, the band: a divide, two multiplies, clamps
+  auto load = [&](int64_t r0) {
+    scalarCycles(c, 8); // the chunk's rows and address
+    dmaIn(c, kIn, DType::F32, x + uint64_t(r0 * ldx) * 4,
+          rowsBox(min64(R, band.end - r0), cols, ldx), immFloat(DType::F32, 0));
+  };
+  if (band.first < band.end)
+    load(band.first);
+  for (int64_t r0 = band.first; r0 < band.end; r0 += R) {
+    scalarCycles(c, 10); // loop control, the chunk's rows, the next chunk's test
+    const int64_t n = min64(R, band.end - r0);
+    if (r0 + R < band.end)
+      load(r0 + R);
+    engines(c);
+    const Shape tile = shape2(n, cols);
+    // m = max over the row; t = x - m; e = exp(t) in place; s = sum(e);
+    // y = e / s.
+    seReduce(c, ReduceOp::Max, kStat, DType::F32, tile, /*axis=*/1, view(kIn, DType::F32, cols, 1));
+    se(c, SeOp::Sub, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
+    cbPop(c, kIn, n * cols * 4);
+    cbPop(c, kStat, n * 4);
+    replaceFront(c, kWork);
+    se(c, SeOp::Exp, kWork, DType::F32, tile, view(kWork, DType::F32, cols, 1));
+    seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kWork, DType::F32, cols, 1));
+    se(c, SeOp::Div, kOut, DType::F32, tile, view(kWork, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
+    cbPop(c, kWork, n * cols * 4);
+    cbPop(c, kStat, n * 4);
+    fabric(c);
+    scalarCycles(c, 6); // the output address
+    dmaOut(c, kOut, DType::F32, y + uint64_t(r0 * ldy) * 4, rowsBox(n, cols, ldy));
+    cbPop(c, kOut, n * cols * 4);
+  }
+}
+
+/// Args: x, w, y, rows, cols, ld (x and y), eps, R.
+void expert_rms_norm(Ctx *c, const Arg *a) {
+  const uint64_t x = a[0].u, w = a[1].u, y = a[2].u;
+  const int64_t rows = a[3].i, cols = a[4].i, ld = a[5].i;
+  const double eps = a[6].f;
+  const int64_t R = a[7].i;
+  const Band band = bandOf(c, rows);
+  scalarCycles(c, 60);
+  if (band.first >= band.end)
+    return;
+  // The weights once per program, broadcast over the chunk's rows.
+  dmaIn(c, kW, DType::F32, w, rowsBox(1, cols, cols), immFloat(DType::F32, 0));
+  auto load = [&](int64_t r0) {
+    scalarCycles(c, 8);
+    dmaIn(c, kIn, DType::F32, x + uint64_t(r0 * ld) * 4, rowsBox(min64(R, band.end - r0), cols, ld),
+          immFloat(DType::F32, 0));
+  };
+  load(band.first);
+  for (int64_t r0 = band.first; r0 < band.end; r0 += R) {
+    scalarCycles(c, 10);
+    const int64_t n = min64(R, band.end - r0);
+    if (r0 + R < band.end)
+      load(r0 + R);
+    engines(c);
+    const Shape tile = shape2(n, cols), stat = shape1(n);
+    // q = x * x; s = sum(q) (in place of q's room: the row sums);
+    // r = rsqrt(s / cols + eps); y = x * r * w.
+    se(c, SeOp::Mul, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kIn, DType::F32, cols, 1));
+    seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kWork, DType::F32, cols, 1));
+    cbPop(c, kWork, n * cols * 4);
+    replaceFront(c, kStat);
+    se(c, SeOp::Fma, kStat, DType::F32, stat, view(kStat, DType::F32, 1), immFloat(DType::F32, 1.0 / double(cols)),
+       immFloat(DType::F32, eps));
+    replaceFront(c, kStat);
+    se(c, SeOp::Rsqrt, kStat, DType::F32, stat, view(kStat, DType::F32, 1));
+    se(c, SeOp::Mul, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
+    cbPop(c, kIn, n * cols * 4);
+    cbPop(c, kStat, n * 4);
+    se(c, SeOp::Mul, kOut, DType::F32, tile, view(kWork, DType::F32, cols, 1), view(kW, DType::F32, 0, 1));
+    cbPop(c, kWork, n * cols * 4);
+    fabric(c);
+    scalarCycles(c, 6);
+    dmaOut(c, kOut, DType::F32, y + uint64_t(r0 * ld) * 4, rowsBox(n, cols, ld));
+    cbPop(c, kOut, n * cols * 4);
+  }
+  cbPop(c, kW, cols * 4);
+}
+
+/// Args: a, b, y, n, chunk (elements per command).
+void expert_swiglu(Ctx *c, const Arg *args) {
+  const uint64_t A = args[0].u, B = args[1].u, Y = args[2].u;
+  const int64_t total = args[3].i, chunk = args[4].i;
+  const Band band = bandOf(c, total);
+  scalarCycles(c, 50);
+  auto box = [](int64_t n) {
+    Box b;
+    b.rank = 1;
+    b.shape[0] = b.valid[0] = n;
+    b.stride[0] = 1;
+    return b;
+  };
+  auto load = [&](int64_t i) {
+    scalarCycles(c, 10);
+    const int64_t n = min64(chunk, band.end - i);
+    dmaIn(c, kIn, DType::F32, A + uint64_t(i) * 4, box(n), immFloat(DType::F32, 0));
+    dmaIn(c, kW, DType::F32, B + uint64_t(i) * 4, box(n), immFloat(DType::F32, 0));
+  };
+  if (band.first < band.end)
+    load(band.first);
+  for (int64_t i = band.first; i < band.end; i += chunk) {
+    scalarCycles(c, 10);
+    const int64_t n = min64(chunk, band.end - i);
+    if (i + chunk < band.end)
+      load(i + chunk);
+    engines(c);
+    const Shape s = shape1(n);
+    // silu(a) * b = a * b / (1 + exp(-a)): e = exp(-a); d = e + 1;
+    // p = a * b; y = p / d.
+    se(c, SeOp::Neg, kWork, DType::F32, s, view(kIn, DType::F32, 1));
+    replaceFront(c, kWork);
+    se(c, SeOp::Exp, kWork, DType::F32, s, view(kWork, DType::F32, 1));
+    replaceFront(c, kWork);
+    se(c, SeOp::Add, kWork, DType::F32, s, view(kWork, DType::F32, 1), immFloat(DType::F32, 1.0));
+    se(c, SeOp::Mul, kStat, DType::F32, s, view(kIn, DType::F32, 1), view(kW, DType::F32, 1));
+    cbPop(c, kIn, n * 4);
+    cbPop(c, kW, n * 4);
+    se(c, SeOp::Div, kOut, DType::F32, s, view(kStat, DType::F32, 1), view(kWork, DType::F32, 1));
+    cbPop(c, kStat, n * 4);
+    cbPop(c, kWork, n * 4);
+    fabric(c);
+    scalarCycles(c, 4);
+    dmaOut(c, kOut, DType::F32, Y + uint64_t(i) * 4, box(n));
+    cbPop(c, kOut, n * 4);
+  }
+}
+
+/// Capacities (kernels/expert.py picks R and chunk to fit them): for the
+/// row kernels, a chunk of R rows is at most kRowChunkBytes (R <= 1024 for
+/// the statistics), with two input tiles, one working tile, two output
+/// tiles and a row of up to 8,192 weights: 360 KiB of the PE's 384. For
+/// swiglu, a chunk is at most kSwigluChunkBytes, two of each input and of
+/// the output in flight.
+constexpr int64_t kRowChunkBytes = 64 * 1024;
+constexpr int64_t kSwigluChunkBytes = 16 * 1024;
+extern const KernelInfo expert_softmax_info = {
+    kDeviceAbiVersion, "expert_softmax", 7, 4,
+    {2 * kRowChunkBytes, 2 * 4096, kRowChunkBytes, 2 * kRowChunkBytes}};
+extern const KernelInfo expert_rms_norm_info = {
+    kDeviceAbiVersion, "expert_rms_norm", 8, 5,
+    {2 * kRowChunkBytes, 2 * 4096, kRowChunkBytes, 2 * kRowChunkBytes, 8192 * 4}};
+extern const KernelInfo expert_swiglu_info = {
+    kDeviceAbiVersion, "expert_swiglu", 5, 5,
+    {2 * kSwigluChunkBytes, kSwigluChunkBytes, kSwigluChunkBytes, 2 * kSwigluChunkBytes,
+     2 * kSwigluChunkBytes}};
+
+} // extern "C"
