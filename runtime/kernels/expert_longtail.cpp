@@ -6,6 +6,9 @@
 //
 //  - expert_softmax: y = softmax(x) over each row of x [rows, cols] (f32).
 //  - expert_rms_norm: y = x / sqrt(mean(x^2) + eps) * w over each row (f32).
+//  - expert_layer_norm: y = (x - mean) / sqrt(var + eps) * w + b over each
+//    row (f32), two passes over the row in local memory as the Triton
+//    kernel makes.
 //  - expert_swiglu: y = silu(a) * b, elementwise over n f32 values.
 //
 // What makes them expert work rather than a transcription of the Triton
@@ -77,7 +80,7 @@ Band bandOf(Ctx *c, int64_t rows) {
   return {first, min64(rows, first + per)};
 }
 
-constexpr int32_t kIn = 0, kStat = 1, kWork = 2, kOut = 3, kW = 4;
+constexpr int32_t kIn = 0, kStat = 1, kWork = 2, kOut = 3, kW = 4, kBias = 5, kSquare = 6;
 
 /// Issues the fabric's commands on core 0 and the engines' on core 1.
 void fabric(Ctx *c) { onCore(c, 0); }
@@ -174,6 +177,65 @@ void expert_rms_norm(Ctx *c, const Arg *a) {
   cbPop(c, kW, cols * 4);
 }
 
+/// Args: x, w, b, y, rows, cols, ld (x and y), eps, R.
+void expert_layer_norm(Ctx *c, const Arg *a) {
+  const uint64_t x = a[0].u, w = a[1].u, bias = a[2].u, y = a[3].u;
+  const int64_t rows = a[4].i, cols = a[5].i, ld = a[6].i;
+  const double eps = a[7].f;
+  const int64_t R = a[8].i;
+  const Band band = bandOf(c, rows);
+  scalarCycles(c, 64);
+  if (band.first >= band.end)
+    return;
+  // Weights and bias once per program, broadcast over the chunk's rows.
+  dmaIn(c, kW, DType::F32, w, rowsBox(1, cols, cols), immFloat(DType::F32, 0));
+  dmaIn(c, kBias, DType::F32, bias, rowsBox(1, cols, cols), immFloat(DType::F32, 0));
+  auto load = [&](int64_t r0) {
+    scalarCycles(c, 8);
+    dmaIn(c, kIn, DType::F32, x + uint64_t(r0 * ld) * 4, rowsBox(min64(R, band.end - r0), cols, ld),
+          immFloat(DType::F32, 0));
+  };
+  load(band.first);
+  const Operand inverseCols = immFloat(DType::F32, 1.0 / double(cols));
+  for (int64_t r0 = band.first; r0 < band.end; r0 += R) {
+    scalarCycles(c, 10);
+    const int64_t n = min64(R, band.end - r0);
+    if (r0 + R < band.end)
+      load(r0 + R);
+    engines(c);
+    const Shape tile = shape2(n, cols), stat = shape1(n);
+    const Operand rowsView = view(kWork, DType::F32, cols, 1), statColumn = view(kStat, DType::F32, 1, 0);
+    // mean = sum(x) / cols; d = x - mean.
+    seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kIn, DType::F32, cols, 1));
+    replaceFront(c, kStat);
+    se(c, SeOp::Mul, kStat, DType::F32, stat, view(kStat, DType::F32, 1), inverseCols);
+    se(c, SeOp::Sub, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), statColumn);
+    cbPop(c, kIn, n * cols * 4);
+    cbPop(c, kStat, n * 4);
+    // rstd = rsqrt(sum(d * d) / cols + eps).
+    se(c, SeOp::Mul, kSquare, DType::F32, tile, rowsView, rowsView);
+    seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kSquare, DType::F32, cols, 1));
+    cbPop(c, kSquare, n * cols * 4);
+    replaceFront(c, kStat);
+    se(c, SeOp::Fma, kStat, DType::F32, stat, view(kStat, DType::F32, 1), inverseCols, immFloat(DType::F32, eps));
+    replaceFront(c, kStat);
+    se(c, SeOp::Rsqrt, kStat, DType::F32, stat, view(kStat, DType::F32, 1));
+    // y = d * rstd * w + b.
+    se(c, SeOp::Mul, kSquare, DType::F32, tile, rowsView, statColumn);
+    cbPop(c, kWork, n * cols * 4);
+    cbPop(c, kStat, n * 4);
+    se(c, SeOp::Fma, kOut, DType::F32, tile, view(kSquare, DType::F32, cols, 1), view(kW, DType::F32, 0, 1),
+       view(kBias, DType::F32, 0, 1));
+    cbPop(c, kSquare, n * cols * 4);
+    fabric(c);
+    scalarCycles(c, 6);
+    dmaOut(c, kOut, DType::F32, y + uint64_t(r0 * ld) * 4, rowsBox(n, cols, ld));
+    cbPop(c, kOut, n * cols * 4);
+  }
+  cbPop(c, kW, cols * 4);
+  cbPop(c, kBias, cols * 4);
+}
+
 /// Args: a, b, y, n, chunk (elements per command).
 void expert_swiglu(Ctx *c, const Arg *args) {
   const uint64_t A = args[0].u, B = args[1].u, Y = args[2].u;
@@ -227,8 +289,10 @@ void expert_swiglu(Ctx *c, const Arg *args) {
 /// the statistics), with two input tiles, one working tile, two output
 /// tiles and a row of up to 8,192 weights: 360 KiB of the PE's 384. For
 /// swiglu, a chunk is at most kSwigluChunkBytes, two of each input and of
-/// the output in flight.
+/// the output in flight. Layer norm keeps a second working tile, so its
+/// chunks are at most kLayerNormChunkBytes (368 KiB in all).
 constexpr int64_t kRowChunkBytes = 64 * 1024;
+constexpr int64_t kLayerNormChunkBytes = 48 * 1024;
 constexpr int64_t kSwigluChunkBytes = 16 * 1024;
 extern const KernelInfo expert_softmax_info = {
     kDeviceAbiVersion, "expert_softmax", 7, 4,
@@ -236,6 +300,10 @@ extern const KernelInfo expert_softmax_info = {
 extern const KernelInfo expert_rms_norm_info = {
     kDeviceAbiVersion, "expert_rms_norm", 8, 5,
     {2 * kRowChunkBytes, 2 * 4096, kRowChunkBytes, 2 * kRowChunkBytes, 8192 * 4}};
+extern const KernelInfo expert_layer_norm_info = {
+    kDeviceAbiVersion, "expert_layer_norm", 9, 7,
+    {2 * kLayerNormChunkBytes, 2 * 4096, kLayerNormChunkBytes, 2 * kLayerNormChunkBytes, 8192 * 4, 8192 * 4,
+     kLayerNormChunkBytes}};
 extern const KernelInfo expert_swiglu_info = {
     kDeviceAbiVersion, "expert_swiglu", 5, 5,
     {2 * kSwigluChunkBytes, kSwigluChunkBytes, kSwigluChunkBytes, 2 * kSwigluChunkBytes,

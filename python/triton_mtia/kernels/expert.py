@@ -26,8 +26,10 @@ from ..settings import settings
 #: Programs per launch: one per PE of the 8x8 grid.
 PROGRAMS = 64
 #: Mirrors of expert_longtail.cpp's capacities (kRowChunkBytes,
-#: kSwigluChunkBytes): the kernels' KernelInfo is what the runtime checks.
+#: kLayerNormChunkBytes, kSwigluChunkBytes): the kernels' KernelInfo is
+#: what the runtime checks.
 ROW_CHUNK_BYTES = 64 * 1024
+LAYER_NORM_CHUNK_BYTES = 48 * 1024
 SWIGLU_CHUNK_BYTES = 16 * 1024
 
 
@@ -69,14 +71,13 @@ def _launch(kernel: str, args: Sequence[object]) -> None:
     runtime.launch(_shared_object(), kernel, (PROGRAMS, 1, 1), sim_args, sorted(regions.items()))
 
 
-def _rows_per_chunk(rows: int, cols: int) -> int:
-    if cols * 4 > ROW_CHUNK_BYTES:
-        raise ValueError(f"the expert row kernels take rows of at most {ROW_CHUNK_BYTES // 4} f32 values, "
-                         f"not {cols}")
+def _rows_per_chunk(rows: int, cols: int, chunk_bytes: int = ROW_CHUNK_BYTES) -> int:
+    if cols * 4 > chunk_bytes:
+        raise ValueError(f"this expert row kernel takes rows of at most {chunk_bytes // 4} f32 values, not {cols}")
     per_program = -(-rows // PROGRAMS)
     # At least four chunks a program where its band allows, so that loads,
     # compute and stores of consecutive chunks overlap.
-    return max(1, min(ROW_CHUNK_BYTES // (cols * 4), 1024, -(-per_program // 4)))
+    return max(1, min(chunk_bytes // (cols * 4), 1024, -(-per_program // 4)))
 
 
 def _f32_rows(x: torch.Tensor) -> torch.Tensor:
@@ -103,6 +104,15 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
     return y
 
 
+def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    x = _f32_rows(x).contiguous()
+    y = torch.empty_like(x)
+    rows, cols = x.shape
+    _launch("expert_layer_norm", [x, weight.contiguous(), bias.contiguous(), y, rows, cols, cols, float(eps),
+                                  _rows_per_chunk(rows, cols, LAYER_NORM_CHUNK_BYTES)])
+    return y
+
+
 def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     a, b = a.contiguous(), b.contiguous()
     if a.dtype != torch.float32 or b.dtype != torch.float32 or a.shape != b.shape:
@@ -115,4 +125,4 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 #: Expert versions of `LONG_TAIL` operators, by name.
-EXPERTS: Dict[str, Callable] = {"softmax": softmax, "rms_norm": rms_norm, "swiglu": swiglu}
+EXPERTS: Dict[str, Callable] = {"softmax": softmax, "layer_norm": layer_norm, "rms_norm": rms_norm, "swiglu": swiglu}

@@ -21,7 +21,6 @@ import torch
 import triton
 import triton.language as tl
 
-from ..samples import layernorm as _layernorm
 
 
 def _block(n: int) -> int:
@@ -63,16 +62,11 @@ def softmax(x: torch.Tensor, scale: float = 1.0, causal: bool = False, out_dtype
     return y
 
 
-def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-    """Layer norm over each row (eps 1e-5): the sample's kernel."""
-    out, _ = _layernorm.run_triton(_rows(x), weight, bias)
-    return out
-
-
 @triton.jit
-def layer_norm_sigmoid_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, stride, eps, BLOCK: tl.constexpr):
-    # sigmoid(layer_norm(x)) in one pass over the row: the fused kernel an
-    # author writes by hand for what recommendation models run often.
+def layer_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, stride, eps, SIGMOID: tl.constexpr, BLOCK: tl.constexpr):
+    # The row in one block, two passes over it in local memory; with
+    # SIGMOID, sigmoid(layer_norm(x)) fused, the kernel an author writes by
+    # hand for what recommendation models run often.
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
@@ -82,17 +76,29 @@ def layer_norm_sigmoid_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, stride, eps, B
     rstd = 1.0 / tl.sqrt(tl.sum(d * d, 0) / n_cols + eps)
     w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
     b = tl.load(b_ptr + cols, mask=mask, other=0.0).to(tl.float32)
-    tl.store(y_ptr + row * stride + cols, tl.sigmoid(d * rstd * w + b).to(y_ptr.dtype.element_ty), mask=mask)
+    y = d * rstd * w + b
+    if SIGMOID:
+        y = tl.sigmoid(y)
+    tl.store(y_ptr + row * stride + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def _layer_norm(x, weight, bias, eps, sigmoid):
+    x = _rows(x).contiguous()
+    y = torch.empty_like(x)
+    layer_norm_kernel[(x.shape[0], )](x, weight, bias, y, x.shape[1], x.stride(0), eps, SIGMOID=sigmoid,
+                                      BLOCK=_block(x.shape[1]))
+    return y
+
+
+def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    """Layer norm over each row of x [rows, columns]."""
+    return _layer_norm(x, weight, bias, eps, sigmoid=False)
 
 
 def layer_norm_sigmoid(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
     """sigmoid(layer_norm(x, weight, bias)) over each row, one fused kernel
     (the handwritten baseline of the paper's Figure 9)."""
-    x = _rows(x)
-    y = torch.empty_like(x)
-    layer_norm_sigmoid_kernel[(x.shape[0], )](x, weight, bias, y, x.shape[1], x.stride(0), eps,
-                                              BLOCK=_block(x.shape[1]))
-    return y
+    return _layer_norm(x, weight, bias, eps, sigmoid=True)
 
 
 @triton.jit
