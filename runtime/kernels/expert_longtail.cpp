@@ -10,6 +10,8 @@
 //    row (f32), two passes over the row in local memory as the Triton
 //    kernel makes.
 //  - expert_swiglu: y = silu(a) * b, elementwise over n f32 values.
+//  - expert_embedding_bag: out[b] = the sum of weight's rows indices[i] for
+//    offsets[b] <= i < offsets[b + 1] (f32 rows, int64 indices).
 //
 // What makes them expert work rather than a transcription of the Triton
 // kernels:
@@ -25,7 +27,12 @@
 //    engine's by the vector core 1 (onCore), so neither core's issue cost
 //    delays the other's unit;
 //  * accumulating commands replace the tile they read (replaceFront), so a
-//    CB holds one tile where it would hold two.
+//    CB holds one tile where it would hold two;
+//  * the embedding bag reads a program's offsets and each bag's indices in
+//    one DMA each (the core reads them from local memory), issues the
+//    bag's row DMAs back to back so that they are in flight together, and
+//    sums the rows, which land one after another in one CB, with one
+//    reduction per group of rows instead of an add per row.
 //
 // The scalar code between the commands is charged with scalarCycles() by the
 // cost table of the compiler's mtia-scalar-cost pass (1 per ALU op, 3 per
@@ -284,6 +291,70 @@ void expert_swiglu(Ctx *c, const Arg *args) {
   }
 }
 
+/// Args: weight, indices, offsets, out, bags, dim. Rows in groups of at most
+/// kBagGroupRows per reduction.
+constexpr int64_t kBagGroupRows = 16;
+void expert_embedding_bag(Ctx *c, const Arg *a) {
+  const uint64_t weight = a[0].u, indices = a[1].u, offsets = a[2].u, out = a[3].u;
+  const int64_t bags = a[4].i, dim = a[5].i;
+  const Band band = bandOf(c, bags);
+  scalarCycles(c, 50);
+  if (band.first >= band.end)
+    return;
+  auto box1 = [](int64_t n) {
+    Box b;
+    b.rank = 1;
+    b.shape[0] = b.valid[0] = n;
+    b.stride[0] = 1;
+    return b;
+  };
+  // The band's offsets, band + 1 of them, read by the core from local memory.
+  const int64_t count = band.end - band.first;
+  dmaIn(c, kBias, DType::I64, offsets + uint64_t(band.first) * 8, box1(count + 1), immInt(DType::I64, 0));
+  for (int64_t bag = band.first; bag < band.end; ++bag) {
+    scalarCycles(c, 12); // loop control, two offsets, the bag's length
+    const int64_t start = readInt(c, kBias, DType::I64, bag - band.first);
+    const int64_t end = readInt(c, kBias, DType::I64, bag - band.first + 1);
+    const Shape row = shape1(dim);
+    if (end <= start) { // an empty bag sums to 0
+      engines(c);
+      se(c, SeOp::Copy, kOut, DType::F32, row, immFloat(DType::F32, 0));
+    } else {
+      dmaIn(c, kStat, DType::I64, indices + uint64_t(start) * 8, box1(end - start), immInt(DType::I64, 0));
+      bool first = true;
+      for (int64_t g = start; g < end; g += kBagGroupRows) {
+        const int64_t rows = min64(kBagGroupRows, end - g);
+        fabric(c);
+        for (int64_t i = 0; i < rows; ++i) {
+          scalarCycles(c, 8); // loop control, the row's address
+          const int64_t index = readInt(c, kStat, DType::I64, g - start + i);
+          dmaIn(c, kIn, DType::F32, weight + uint64_t(index * dim) * 4, rowsBox(1, dim, dim),
+                immFloat(DType::F32, 0));
+        }
+        engines(c);
+        const Shape group = shape2(rows, dim);
+        if (first) {
+          seReduce(c, ReduceOp::Sum, kOut, DType::F32, group, /*axis=*/0, view(kIn, DType::F32, dim, 1));
+        } else {
+          seReduce(c, ReduceOp::Sum, kWork, DType::F32, group, /*axis=*/0, view(kIn, DType::F32, dim, 1));
+          replaceFront(c, kOut);
+          se(c, SeOp::Add, kOut, DType::F32, row, view(kOut, DType::F32, 1), view(kWork, DType::F32, 1));
+          cbPop(c, kWork, dim * 4);
+        }
+        cbPop(c, kIn, rows * dim * 4);
+        first = false;
+      }
+      fabric(c);
+      cbPop(c, kStat, (end - start) * 8);
+    }
+    fabric(c);
+    scalarCycles(c, 4);
+    dmaOut(c, kOut, DType::F32, out + uint64_t(bag * dim) * 4, rowsBox(1, dim, dim));
+    cbPop(c, kOut, dim * 4);
+  }
+  cbPop(c, kBias, (count + 1) * 8);
+}
+
 /// Capacities (kernels/expert.py picks R and chunk to fit them): for the
 /// row kernels, a chunk of R rows is at most kRowChunkBytes (R <= 1024 for
 /// the statistics), with two input tiles, one working tile, two output
@@ -304,6 +375,12 @@ extern const KernelInfo expert_layer_norm_info = {
     kDeviceAbiVersion, "expert_layer_norm", 9, 7,
     {2 * kLayerNormChunkBytes, 2 * 4096, kLayerNormChunkBytes, 2 * kLayerNormChunkBytes, 8192 * 4, 8192 * 4,
      kLayerNormChunkBytes}};
+/// Embedding bag: rows of at most kBagDim f32 values, a band of at most
+/// 4,095 bags' offsets, bags of at most 4,096 indices (204 KiB in all).
+constexpr int64_t kBagDim = 1024;
+extern const KernelInfo expert_embedding_bag_info = {
+    kDeviceAbiVersion, "expert_embedding_bag", 6, 6,
+    {2 * kBagGroupRows * kBagDim * 4, 4096 * 8, kBagDim * 4, 2 * kBagDim * 4, 0, 4096 * 8}};
 extern const KernelInfo expert_swiglu_info = {
     kDeviceAbiVersion, "expert_swiglu", 5, 5,
     {2 * kSwigluChunkBytes, kSwigluChunkBytes, kSwigluChunkBytes, 2 * kSwigluChunkBytes,

@@ -114,3 +114,17 @@ def test_expert_kernels_refuse_what_they_do_not_take():
         EXPERTS["softmax"](torch.zeros(4, 8, dtype=torch.float16))
     with pytest.raises(ValueError, match="at most 8192"):
         EXPERTS["rms_norm"](torch.zeros(2, 10000), torch.zeros(10000))
+
+
+def test_expert_embedding_bag_of_empty_and_long_bags():
+    # Bags of 0, 1, 16, 17 and 40 rows: an empty bag is zeros; bags past 16
+    # rows are summed in groups.
+    g = torch.Generator().manual_seed(5)
+    weight = torch.randn(300, 96, generator=g)
+    lengths = torch.tensor([0, 1, 16, 17, 40, 3])
+    offsets = torch.zeros(len(lengths) + 1, dtype=torch.int64)
+    offsets[1:] = lengths.cumsum(0)
+    indices = torch.randint(0, 300, (int(offsets[-1]), ), generator=g)
+    want = torch.nn.functional.embedding_bag(indices, weight, offsets, mode="sum", include_last_offset=True)
+    got = EXPERTS["embedding_bag"](weight.to("mtia"), indices.to("mtia"), offsets.to("mtia"))
+    torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-5)

@@ -124,5 +124,21 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return y
 
 
+def embedding_bag(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+    weight = weight.contiguous()
+    bags, dim = offsets.numel() - 1, weight.shape[1]
+    longest = int((offsets[1:] - offsets[:-1]).max()) if bags else 0
+    if weight.dtype != torch.float32 or dim > 1024 or -(-bags // PROGRAMS) >= 4096 or longest > 4096:
+        raise ValueError("expert embedding_bag takes float32 rows of at most 1024 values, at most 4095 bags "
+                         f"a program and 4096 indices a bag, not {weight.dtype} rows of {dim}, {bags} bags "
+                         f"and a bag of {longest}")
+    if indices.dtype != torch.int64 or offsets.dtype != torch.int64:
+        raise ValueError("expert embedding_bag takes int64 indices and offsets")
+    out = torch.empty((bags, dim), dtype=weight.dtype, device=weight.device)
+    _launch("expert_embedding_bag", [weight, indices, offsets, out, bags, dim])
+    return out
+
+
 #: Expert versions of `LONG_TAIL` operators, by name.
-EXPERTS: Dict[str, Callable] = {"softmax": softmax, "layer_norm": layer_norm, "rms_norm": rms_norm, "swiglu": swiglu}
+EXPERTS: Dict[str, Callable] = {"softmax": softmax, "layer_norm": layer_norm, "rms_norm": rms_norm,
+                                "swiglu": swiglu, "embedding_bag": embedding_bag}
