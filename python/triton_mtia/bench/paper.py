@@ -16,13 +16,14 @@ much longer and is not part of CI.
   blocks chosen to give every PE a tile) side by side, on recommendation-
   and generative-model shapes; fp16 operands in LPDDR at launch.
 * fig7: fused attention (`kernels.attention`) over the decomposed baseline
-  (`kernels.attention_decomposed`: GEMM, softmax, GEMM per head), for
+  (`kernels.attention_decomposed`: batched GEMM, softmax, batched GEMM,
+  each one launch over all heads), for
   recommendation-style (short sequences, many heads) and generative-style
   (long sequences) configurations, non-causal and causal; for causal, the
   zigzag PID mapping over linear.
 * fig8: the 17 long-tail operators (`kernels.LONG_TAIL`), the geomean over
-  each one's shapes of its % of the memory roofline (its input tensors'
-  bytes at LPDDR bandwidth, inputs and outputs at SRAM bandwidth, the
+  each one's shapes of its % of the memory roofline (the bytes it reads
+  at LPDDR bandwidth, those and the bytes it writes at SRAM bandwidth, the
   longer, over its cycles: inputs are in LPDDR at launch, outputs are
   written into the SRAM in front of it), and Triton's speed over the
   expert C++ kernel's (`kernels.expert`: softmax, layer_norm, rms_norm,
@@ -212,7 +213,9 @@ def fig8(quick: bool) -> List[Dict[str, object]]:
             cycles = _cycles(lambda: op.run(*inputs))
             # Inputs come from LPDDR (cold at launch); outputs go to the SRAM
             # that fronts it, which also takes the inputs as they pass.
-            roof = max(_bytes(inputs) / lpddr, (_bytes(inputs) + _bytes(out)) / sram)
+            outs = out if isinstance(out, (tuple, list)) else (out, )
+            read, written = op.traffic(*inputs, *outs) if op.traffic else (_bytes(inputs), _bytes(out))
+            roof = max(read / lpddr, (read + written) / sram)
             entry = {"shape": list(shape), "triton_cycles": cycles, "roofline_cycles": round(roof, 1),
                      "roofline_frac": round(roof / cycles, 4)}
             if name in expert.EXPERTS:

@@ -4,7 +4,8 @@ paper's evaluation (section 7.1) measures, each checked against PyTorch
 
 * `gemm` (gemm.py): three GEMM variants (output-stationary tiles, split-K
   over the reduction network, weight streaming) for fp16 / bf16 / fp32 and
-  int8, behind a dispatcher with a static policy (`gemm_plan`);
+  int8, behind a dispatcher with a static policy (`gemm_plan`); `bmm`, a
+  batch of GEMMs in one launch;
 * `attention`, `attention_decomposed` (attention.py): fused FlashAttention
   forward, causal or not, and the baseline built from the library's GEMM
   and softmax;
@@ -25,13 +26,13 @@ would, through the MTIA backend.
 """
 
 from .attention import attention, attention_decomposed
-from .gemm import GemmPlan, gemm, gemm_plan, roofline_cycles
+from .gemm import GemmPlan, bmm, gemm, gemm_plan, roofline_cycles
 from .longtail import (LONG_TAIL, LongTailOp, cross_entropy, cumsum, embedding_bag, group_norm, index_select,
                        jagged_dense_add, jagged_softmax, jagged_sum, layer_norm, layer_norm_sigmoid, quantize_rows,
                        rms_norm, rope, scatter_add, softmax, swiglu, topk)
 
 __all__ = [
-    "GemmPlan", "LONG_TAIL", "LongTailOp", "attention", "attention_decomposed", "cross_entropy", "cumsum",
+    "GemmPlan", "LONG_TAIL", "LongTailOp", "attention", "attention_decomposed", "bmm", "cross_entropy", "cumsum",
     "embedding_bag", "gemm", "gemm_plan", "group_norm", "index_select", "jagged_dense_add", "jagged_softmax",
     "jagged_sum", "layer_norm", "layer_norm_sigmoid", "quantize_rows", "rms_norm", "rope", "roofline_cycles",
     "scatter_add", "softmax", "swiglu", "topk"

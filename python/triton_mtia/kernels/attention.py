@@ -7,9 +7,9 @@ baseline it is measured against (the paper's 7.1.2).
   (`pid_mapping="zigzag"`), so that the long rows near the end of the
   sequence and the short ones near its start share PEs.
 * `attention_decomposed`: what a model runs without a fused kernel, made of
-  this library's own kernels: per head, S = Q K^T (`gemm`, scores in fp32
-  in memory), P = softmax(S / sqrt(d)) with the causal mask (`softmax`,
-  rounded to fp16), O = P V (`gemm`).
+  this library's own kernels, each one launch over all heads: S = Q K^T
+  (`bmm`, scores in fp32 in memory), P = softmax(S / sqrt(d)) with the
+  causal mask (`softmax`, rounded to fp16), O = P V (`bmm`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 
 from ..samples import attention as _fused
-from .gemm import gemm
+from .gemm import bmm
 from .longtail import softmax
 
 
@@ -27,23 +27,10 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     return _fused.attention(q, k, v, causal=causal, **options)
 
 
-def attention_decomposed(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
-                         launches: list = None) -> torch.Tensor:
-    """The same with one GEMM, softmax and GEMM per head. `launches`, if a
-    list, receives each launch's LaunchStats (the cost is their sum)."""
-    import triton_mtia
-    heads, seq, dim = q.shape
-    out = torch.empty_like(q)
-
-    def record():
-        if launches is not None:
-            launches.append(triton_mtia.last_launch())
-
-    for h in range(heads):
-        scores = gemm(q[h], k[h].t())
-        record()
-        p = softmax(scores, scale=dim**-0.5, causal=causal, out_dtype=q.dtype)
-        record()
-        out[h] = gemm(p, v[h]).to(q.dtype)
-        record()
-    return out
+def attention_decomposed(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False) -> torch.Tensor:
+    """The same as three launches: a batched GEMM, a softmax and a batched
+    GEMM over every head."""
+    dim = q.shape[-1]
+    scores = bmm(q, k.transpose(1, 2))
+    p = softmax(scores, scale=dim**-0.5, causal=causal, out_dtype=q.dtype)
+    return bmm(p, v).to(q.dtype)

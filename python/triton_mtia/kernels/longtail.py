@@ -15,7 +15,7 @@ that tests and `bench.paper` run it on.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 import triton
@@ -39,12 +39,13 @@ def _rows(x: torch.Tensor) -> torch.Tensor:
 
 
 @triton.jit
-def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, scale, CAUSAL: tl.constexpr, BLOCK: tl.constexpr):
+def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, scale, rows_per_matrix, CAUSAL: tl.constexpr,
+                   BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     valid = cols < n_cols
-    if CAUSAL:  # row r of a square score matrix sees columns 0..r
-        valid = valid & (cols <= row)
+    if CAUSAL:  # row r of each square score matrix sees columns 0..r
+        valid = valid & (cols <= row % rows_per_matrix)
     x = tl.load(x_ptr + row * x_stride + cols, mask=valid, other=float("-inf")).to(tl.float32) * scale
     x = tl.where(valid, x, float("-inf"))
     e = tl.exp(x - tl.max(x, 0))
@@ -53,13 +54,15 @@ def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, scale, CAUSAL: tl.c
 
 
 def softmax(x: torch.Tensor, scale: float = 1.0, causal: bool = False, out_dtype=None) -> torch.Tensor:
-    """softmax(x * scale) over each row; with `causal`, row r over columns
+    """softmax(x * scale) over the last dimension of x [rows, columns] or
+    [batch, rows, columns]; with `causal`, row r of each matrix over columns
     0..r only (the rest 0), as attention's masked scores."""
-    x = _rows(x)
-    y = torch.empty(x.shape, dtype=out_dtype or x.dtype, device=x.device)
-    softmax_kernel[(x.shape[0], )](x, y, x.shape[1], x.stride(0), y.stride(0), scale, CAUSAL=causal,
-                                   BLOCK=_block(x.shape[1]))
-    return y
+    rows_per_matrix = x.shape[-2] if x.dim() == 3 else x.shape[0]
+    flat = _rows(x.reshape(-1, x.shape[-1]))
+    y = torch.empty(flat.shape, dtype=out_dtype or x.dtype, device=x.device)
+    softmax_kernel[(flat.shape[0], )](flat, y, flat.shape[1], flat.stride(0), y.stride(0), scale, rows_per_matrix,
+                                      CAUSAL=causal, BLOCK=_block(flat.shape[1]))
+    return y.reshape(x.shape)
 
 
 @triton.jit
@@ -508,6 +511,19 @@ class LongTailOp:
     shapes: Sequence[Tuple[int, ...]]
     #: (rtol, atol) of the comparison with PyTorch.
     tolerance: Tuple[float, float] = (1e-5, 1e-5)
+    #: (bytes read, bytes written) the operator needs, from its inputs and
+    #: output, where it is not all of them: a gather reads only the rows it
+    #: picks (None: every input read and every output written once).
+    traffic: Optional[Callable] = None
+
+
+def _nbytes(*tensors) -> int:
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def _rows_gathered(index: torch.Tensor, table: torch.Tensor) -> int:
+    """Bytes of the rows of `table` that `index` picks."""
+    return index.numel() * table.shape[1] * table.element_size()
 
 
 def _ops() -> List[LongTailOp]:
@@ -539,15 +555,18 @@ def _ops() -> List[LongTailOp]:
                    lambda g, rows, dim, bags: (rand(rows, dim, generator=g),
                                                torch.randint(0, rows, (bags * 4, ), generator=g),
                                                torch.arange(0, bags * 4 + 1, 4)), [(1000, 64, 256), (5000, 128, 128)],
-                   (1e-5, 1e-5)),
+                   (1e-5, 1e-5), lambda w, i, o, out: (_nbytes(i, o) + _rows_gathered(i, w), _nbytes(out))),
         LongTailOp("index_select", index_select, lambda x, i: x.index_select(0, i),
                    lambda g, rows, dim, n: (rand(rows, dim, generator=g), torch.randint(0, rows, (n, ), generator=g)),
-                   [(1000, 64, 512), (4096, 256, 256)]),
+                   [(1000, 64, 512), (4096, 256, 256)],
+                   traffic=lambda x, i, out: (_nbytes(i) + _rows_gathered(i, x), _nbytes(out))),
         LongTailOp("scatter_add", lambda o, i, s: scatter_add(o.clone(), i, s),
                    lambda o, i, s: o.clone().index_add_(0, i, s),
                    lambda g, rows, dim, n: (torch.zeros(rows, dim), torch.randint(0, rows, (n, ), generator=g),
                                             rand(n, dim, generator=g)), [(100, 64, 512), (1000, 128, 256)],
-                   (1e-4, 1e-4)),
+                   (1e-4, 1e-4),
+                   # Each source row read-modify-writes one row of out.
+                   lambda o, i, s, out: (_nbytes(i, s) + _rows_gathered(i, o), _rows_gathered(i, o))),
         LongTailOp("cumsum", cumsum, lambda x: x.cumsum(1), lambda g, r, c: (rand(r, c, generator=g), ),
                    [(256, 1000), (64, 4096)], (1e-4, 1e-3)),
         LongTailOp("topk", lambda x: topk(x, 8), lambda x: tuple(x.topk(8, 1)),
