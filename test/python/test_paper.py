@@ -11,7 +11,7 @@ def test_quick_run_writes_every_figure_its_pictures_and_the_report(tmp_path):
     figures = tmp_path / "paper.json"
     assert paper.main(["--quick", "--json", str(figures), "--out", str(out)]) == 0
     data = json.loads(figures.read_text())
-    assert {"fig6", "fig7", "fig8", "fig9", "table1"} <= set(data) and data["quick"]
+    assert {"fig6", "fig7", "fig8", "fig9", "fig10", "table1"} <= set(data) and data["quick"]
     for row in data["fig6"]:  # raw cycles of both kernels and the bound
         assert row["triton_cycles"] > 0 and row["expert_cycles"] > 0
         assert 0 < row["triton_roofline_frac"] <= 1.0 and 0 < row["expert_roofline_frac"] <= 1.0
@@ -19,9 +19,12 @@ def test_quick_run_writes_every_figure_its_pictures_and_the_report(tmp_path):
         assert row["full_fused_cycles"] > 0 and row["full_decomposed_cycles"] > 0
     assert len(data["fig8"]) == 17 and all(0 < r["roofline_frac_geomean"] <= 1.0 for r in data["fig8"])
     assert all(r["matches"] for r in data["fig9"])
+    for row in data["fig10"]["sub_graphs"]:  # every sub-graph ran kernels both ways
+        assert row["fused_cycles"] > 0 and row["per_op_cycles"] > 0 and row["per_op_launches"] >= row["kernels"]
+    assert data["fig10"]["fusion_depth"] > 1
     assert data["table1"]["cases"] == len(paper.TABLE1_QUICK_OPS)
     report = (out / "report.md").read_text()
-    for name in ("fig6", "fig7", "fig8", "fig9"):
+    for name in ("fig6", "fig7", "fig8", "fig9", "fig10"):
         assert (out / f"{name}.png").stat().st_size > 0 and f"({name}.png)" in report
     assert "Table 1" in report and "Paper:" in report and "python -m triton_mtia.bench.paper --quick" in report
 
