@@ -10,6 +10,9 @@
 //    row (f32), two passes over the row in local memory as the Triton
 //    kernel makes.
 //  - expert_swiglu: y = silu(a) * b, elementwise over n f32 values.
+//  - expert_quantize_int8: q = round(x / scale) and scale = max|x| / 127 per
+//    row of x [rows, cols] (f32 in, int8 and f32 out), the SE's Quantize
+//    rounding and saturating in one command.
 //  - expert_embedding_bag: out[b] = the sum of weight's rows indices[i] for
 //    offsets[b] <= i < offsets[b + 1] (f32 rows, int64 indices).
 //
@@ -291,6 +294,57 @@ void expert_swiglu(Ctx *c, const Arg *args) {
   }
 }
 
+/// Args: x, q, scale, rows, cols, R.
+void expert_quantize_int8(Ctx *c, const Arg *a) {
+  const uint64_t x = a[0].u, q = a[1].u, scales = a[2].u;
+  const int64_t rows = a[3].i, cols = a[4].i, R = a[5].i;
+  const Band band = bandOf(c, rows);
+  scalarCycles(c, 56);
+  constexpr int32_t kMask = kBias;
+  auto load = [&](int64_t r0) {
+    scalarCycles(c, 8);
+    dmaIn(c, kIn, DType::F32, x + uint64_t(r0 * cols) * 4, rowsBox(min64(R, band.end - r0), cols, cols),
+          immFloat(DType::F32, 0));
+  };
+  if (band.first < band.end)
+    load(band.first);
+  for (int64_t r0 = band.first; r0 < band.end; r0 += R) {
+    scalarCycles(c, 10);
+    const int64_t n = min64(R, band.end - r0);
+    if (r0 + R < band.end)
+      load(r0 + R);
+    engines(c);
+    const Shape tile = shape2(n, cols), stat = shape1(n);
+    // scale = max|x| / 127, 1 for a row of zeros.
+    se(c, SeOp::Abs, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1));
+    seReduce(c, ReduceOp::Max, kStat, DType::F32, tile, /*axis=*/1, view(kWork, DType::F32, cols, 1));
+    cbPop(c, kWork, n * cols * 4);
+    replaceFront(c, kStat);
+    se(c, SeOp::Div, kStat, DType::F32, stat, view(kStat, DType::F32, 1), immFloat(DType::F32, 127.0));
+    se(c, SeOp::CmpGt, kMask, DType::I1, stat, view(kStat, DType::F32, 1), immFloat(DType::F32, 0.0));
+    replaceFront(c, kStat);
+    se(c, SeOp::Select, kStat, DType::F32, stat, view(kMask, DType::I1, 1), view(kStat, DType::F32, 1),
+       immFloat(DType::F32, 1.0));
+    cbPop(c, kMask, n);
+    // q = sat(rint(x / scale)).
+    se(c, SeOp::Div, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
+    cbPop(c, kIn, n * cols * 4);
+    se(c, SeOp::Quantize, kOut, DType::I8, tile, view(kWork, DType::F32, cols, 1), immFloat(DType::F32, 1.0),
+       immInt(DType::I32, 0));
+    cbPop(c, kWork, n * cols * 4);
+    fabric(c);
+    scalarCycles(c, 10); // two addresses
+    dmaOut(c, kOut, DType::I8, q + uint64_t(r0 * cols), rowsBox(n, cols, cols));
+    cbPop(c, kOut, n * cols);
+    Box scaleBox;
+    scaleBox.rank = 1;
+    scaleBox.shape[0] = scaleBox.valid[0] = n;
+    scaleBox.stride[0] = 1;
+    dmaOut(c, kStat, DType::F32, scales + uint64_t(r0) * 4, scaleBox);
+    cbPop(c, kStat, n * 4);
+  }
+}
+
 /// Args: weight, indices, offsets, out, bags, dim. Rows in groups of at most
 /// kBagGroupRows per reduction.
 constexpr int64_t kBagGroupRows = 16;
@@ -375,6 +429,9 @@ extern const KernelInfo expert_layer_norm_info = {
     kDeviceAbiVersion, "expert_layer_norm", 9, 7,
     {2 * kLayerNormChunkBytes, 2 * 4096, kLayerNormChunkBytes, 2 * kLayerNormChunkBytes, 8192 * 4, 8192 * 4,
      kLayerNormChunkBytes}};
+extern const KernelInfo expert_quantize_int8_info = {
+    kDeviceAbiVersion, "expert_quantize_int8", 6, 6,
+    {2 * kRowChunkBytes, 2 * 4096, kRowChunkBytes, 2 * kRowChunkBytes / 4, 0, 2 * 1024}};
 /// Embedding bag: rows of at most kBagDim f32 values, a band of at most
 /// 4,095 bags' offsets, bags of at most 4,096 indices (204 KiB in all).
 constexpr int64_t kBagDim = 1024;

@@ -5,7 +5,7 @@
 Each figure is measured by this run on the simulated MTIA-2i (the `mtia2i`
 preset), drawn as a PNG into DIR, and put beside the paper's figure in
 DIR/report.md with the command that made it. FILE holds the raw cycles
-under `fig6`, `fig7`, `fig8`, `fig9` and `table1`. `--quick` runs a
+under `fig6` ... `fig10` and `table1`. `--quick` runs a
 reduced set of shapes (a few minutes; the tests run it); the full run takes
 much longer and is not part of CI.
 
@@ -27,7 +27,7 @@ much longer and is not part of CI.
   longer, over its cycles: inputs are in LPDDR at launch, outputs are
   written into the SRAM in front of it), and Triton's speed over the
   expert C++ kernel's (`kernels.expert`: softmax, layer_norm, rms_norm,
-  swiglu and embedding_bag so far) where one exists.
+  swiglu, embedding_bag and quantize_int8 so far) where one exists.
 * fig9: `sigmoid(layer_norm(x))` through torch.compile on the mtia device
   (Inductor's layer-norm template with the sigmoid fused as its epilogue)
   over the handwritten fused Triton kernel (`kernels.layer_norm_sigmoid`).
@@ -514,8 +514,8 @@ def report(figures: Dict[str, object], pictures: Dict[str, str], command: str, s
     out += ["## Figure 8: long-tail operators\n", f"Paper: {PAPER['fig8']}.\n",
             f"Expert C++ kernels exist for {len(with_expert)} of the {len(f8)} operators so far "
             f"({', '.join(r['op'] for r in with_expert)}); for every operator, the Triton kernel's fraction of "
-            "its memory roofline (its inputs' bytes at LPDDR bandwidth, or inputs and outputs at SRAM "
-            "bandwidth, the longer).\n",
+            "its memory roofline (the bytes it reads at LPDDR bandwidth, or those and the bytes it writes at "
+            "SRAM bandwidth, the longer).\n",
             f"![fig8]({pictures['fig8']})\n",
             _table(["operator", "% of memory roofline", "Triton / expert speed", "shapes"],
                    [[r["op"], pct(r["roofline_frac_geomean"]),

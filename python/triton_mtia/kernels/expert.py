@@ -124,6 +124,15 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return y
 
 
+def quantize_int8(x: torch.Tensor):
+    x = _f32_rows(x).contiguous()
+    rows, cols = x.shape
+    q = torch.empty(x.shape, dtype=torch.int8, device=x.device)
+    scale = torch.empty(rows, dtype=torch.float32, device=x.device)
+    _launch("expert_quantize_int8", [x, q, scale, rows, cols, _rows_per_chunk(rows, cols)])
+    return q, scale
+
+
 def embedding_bag(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
     weight = weight.contiguous()
     bags, dim = offsets.numel() - 1, weight.shape[1]
@@ -141,4 +150,4 @@ def embedding_bag(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Te
 
 #: Expert versions of `LONG_TAIL` operators, by name.
 EXPERTS: Dict[str, Callable] = {"softmax": softmax, "layer_norm": layer_norm, "rms_norm": rms_norm,
-                                "swiglu": swiglu, "embedding_bag": embedding_bag}
+                                "swiglu": swiglu, "embedding_bag": embedding_bag, "quantize_int8": quantize_int8}
