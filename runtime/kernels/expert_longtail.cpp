@@ -96,6 +96,39 @@ constexpr int32_t kIn = 0, kStat = 1, kWork = 2, kOut = 3, kW = 4, kBias = 5, kS
 void fabric(Ctx *c) { onCore(c, 0); }
 void engines(Ctx *c) { onCore(c, 1); }
 
+/// The row kernels' pipeline: the band's rows of `x` (f32, `cols` wide,
+/// `ld` apart) move into kIn in chunks of R, each chunk's DMA issued one
+/// chunk ahead on core 0; `compute(r0, n)` issues a chunk's engine
+/// commands on core 1; then `store(r0, n)` the chunk's DMA out on core 0.
+template <class Compute, class Store>
+void overRowChunks(Ctx *c, Band band, int64_t R, uint64_t x, int64_t cols, int64_t ld, Compute compute,
+                   Store store) {
+  auto load = [&](int64_t r0) {
+    scalarCycles(c, 8); // the chunk's rows and address
+    dmaIn(c, kIn, DType::F32, x + uint64_t(r0 * ld) * 4, rowsBox(min64(R, band.end - r0), cols, ld),
+          immFloat(DType::F32, 0));
+  };
+  if (band.first < band.end)
+    load(band.first);
+  for (int64_t r0 = band.first; r0 < band.end; r0 += R) {
+    scalarCycles(c, 10); // loop control, the chunk's rows, the next chunk's test
+    const int64_t n = min64(R, band.end - r0);
+    if (r0 + R < band.end)
+      load(r0 + R);
+    engines(c);
+    compute(r0, n);
+    fabric(c);
+    store(r0, n);
+  }
+}
+
+/// `n` rows of the f32 tile at the front of kOut to `y`, `ld` apart.
+void storeRows(Ctx *c, uint64_t y, int64_t r0, int64_t n, int64_t cols, int64_t ld) {
+  scalarCycles(c, 6); // the output address
+  dmaOut(c, kOut, DType::F32, y + uint64_t(r0 * ld) * 4, rowsBox(n, cols, ld));
+  cbPop(c, kOut, n * cols * 4);
+}
+
 } // namespace
 
 extern "C" {
@@ -106,37 +139,25 @@ void expert_softmax(Ctx *c, const Arg *a) {
   const int64_t rows = a[2].i, cols = a[3].i, ldx = a[4].i, ldy = a[5].i, R = a[6].i;
   const Band band = bandOf(c, rows);
   scalarCycles(c, 60); // 7 argument loads, the band: a divide, two multiplies, clamps
-  auto load = [&](int64_t r0) {
-    scalarCycles(c, 8); // the chunk's rows and address
-    dmaIn(c, kIn, DType::F32, x + uint64_t(r0 * ldx) * 4,
-          rowsBox(min64(R, band.end - r0), cols, ldx), immFloat(DType::F32, 0));
-  };
-  if (band.first < band.end)
-    load(band.first);
-  for (int64_t r0 = band.first; r0 < band.end; r0 += R) {
-    scalarCycles(c, 10); // loop control, the chunk's rows, the next chunk's test
-    const int64_t n = min64(R, band.end - r0);
-    if (r0 + R < band.end)
-      load(r0 + R);
-    engines(c);
-    const Shape tile = shape2(n, cols);
-    // m = max over the row; t = x - m; e = exp(t) in place; s = sum(e);
-    // y = e / s.
-    seReduce(c, ReduceOp::Max, kStat, DType::F32, tile, /*axis=*/1, view(kIn, DType::F32, cols, 1));
-    se(c, SeOp::Sub, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
-    cbPop(c, kIn, n * cols * 4);
-    cbPop(c, kStat, n * 4);
-    replaceFront(c, kWork);
-    se(c, SeOp::Exp, kWork, DType::F32, tile, view(kWork, DType::F32, cols, 1));
-    seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kWork, DType::F32, cols, 1));
-    se(c, SeOp::Div, kOut, DType::F32, tile, view(kWork, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
-    cbPop(c, kWork, n * cols * 4);
-    cbPop(c, kStat, n * 4);
-    fabric(c);
-    scalarCycles(c, 6); // the output address
-    dmaOut(c, kOut, DType::F32, y + uint64_t(r0 * ldy) * 4, rowsBox(n, cols, ldy));
-    cbPop(c, kOut, n * cols * 4);
-  }
+  overRowChunks(
+      c, band, R, x, cols, ldx,
+      [&](int64_t, int64_t n) {
+        const Shape tile = shape2(n, cols);
+        // m = max over the row; t = x - m; e = exp(t) in place; s = sum(e);
+        // y = e / s.
+        seReduce(c, ReduceOp::Max, kStat, DType::F32, tile, /*axis=*/1, view(kIn, DType::F32, cols, 1));
+        se(c, SeOp::Sub, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
+        cbPop(c, kIn, n * cols * 4);
+        cbPop(c, kStat, n * 4);
+        replaceFront(c, kWork);
+        se(c, SeOp::Exp, kWork, DType::F32, tile, view(kWork, DType::F32, cols, 1));
+        seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kWork, DType::F32, cols, 1));
+        se(c, SeOp::Div, kOut, DType::F32, tile, view(kWork, DType::F32, cols, 1),
+           view(kStat, DType::F32, 1, 0));
+        cbPop(c, kWork, n * cols * 4);
+        cbPop(c, kStat, n * 4);
+      },
+      [&](int64_t r0, int64_t n) { storeRows(c, y, r0, n, cols, ldy); });
 }
 
 /// Args: x, w, y, rows, cols, ld (x and y), eps, R.
@@ -151,39 +172,26 @@ void expert_rms_norm(Ctx *c, const Arg *a) {
     return;
   // The weights once per program, broadcast over the chunk's rows.
   dmaIn(c, kW, DType::F32, w, rowsBox(1, cols, cols), immFloat(DType::F32, 0));
-  auto load = [&](int64_t r0) {
-    scalarCycles(c, 8);
-    dmaIn(c, kIn, DType::F32, x + uint64_t(r0 * ld) * 4, rowsBox(min64(R, band.end - r0), cols, ld),
-          immFloat(DType::F32, 0));
-  };
-  load(band.first);
-  for (int64_t r0 = band.first; r0 < band.end; r0 += R) {
-    scalarCycles(c, 10);
-    const int64_t n = min64(R, band.end - r0);
-    if (r0 + R < band.end)
-      load(r0 + R);
-    engines(c);
-    const Shape tile = shape2(n, cols), stat = shape1(n);
-    // q = x * x; s = sum(q) (in place of q's room: the row sums);
-    // r = rsqrt(s / cols + eps); y = x * r * w.
-    se(c, SeOp::Mul, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kIn, DType::F32, cols, 1));
-    seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kWork, DType::F32, cols, 1));
-    cbPop(c, kWork, n * cols * 4);
-    replaceFront(c, kStat);
-    se(c, SeOp::Fma, kStat, DType::F32, stat, view(kStat, DType::F32, 1), immFloat(DType::F32, 1.0 / double(cols)),
-       immFloat(DType::F32, eps));
-    replaceFront(c, kStat);
-    se(c, SeOp::Rsqrt, kStat, DType::F32, stat, view(kStat, DType::F32, 1));
-    se(c, SeOp::Mul, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
-    cbPop(c, kIn, n * cols * 4);
-    cbPop(c, kStat, n * 4);
-    se(c, SeOp::Mul, kOut, DType::F32, tile, view(kWork, DType::F32, cols, 1), view(kW, DType::F32, 0, 1));
-    cbPop(c, kWork, n * cols * 4);
-    fabric(c);
-    scalarCycles(c, 6);
-    dmaOut(c, kOut, DType::F32, y + uint64_t(r0 * ld) * 4, rowsBox(n, cols, ld));
-    cbPop(c, kOut, n * cols * 4);
-  }
+  overRowChunks(
+      c, band, R, x, cols, ld,
+      [&](int64_t, int64_t n) {
+        const Shape tile = shape2(n, cols), stat = shape1(n);
+        // q = x * x; s = sum(q); r = rsqrt(s / cols + eps); y = x * r * w.
+        se(c, SeOp::Mul, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kIn, DType::F32, cols, 1));
+        seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kWork, DType::F32, cols, 1));
+        cbPop(c, kWork, n * cols * 4);
+        replaceFront(c, kStat);
+        se(c, SeOp::Fma, kStat, DType::F32, stat, view(kStat, DType::F32, 1),
+           immFloat(DType::F32, 1.0 / double(cols)), immFloat(DType::F32, eps));
+        replaceFront(c, kStat);
+        se(c, SeOp::Rsqrt, kStat, DType::F32, stat, view(kStat, DType::F32, 1));
+        se(c, SeOp::Mul, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
+        cbPop(c, kIn, n * cols * 4);
+        cbPop(c, kStat, n * 4);
+        se(c, SeOp::Mul, kOut, DType::F32, tile, view(kWork, DType::F32, cols, 1), view(kW, DType::F32, 0, 1));
+        cbPop(c, kWork, n * cols * 4);
+      },
+      [&](int64_t r0, int64_t n) { storeRows(c, y, r0, n, cols, ld); });
   cbPop(c, kW, cols * 4);
 }
 
@@ -200,48 +208,37 @@ void expert_layer_norm(Ctx *c, const Arg *a) {
   // Weights and bias once per program, broadcast over the chunk's rows.
   dmaIn(c, kW, DType::F32, w, rowsBox(1, cols, cols), immFloat(DType::F32, 0));
   dmaIn(c, kBias, DType::F32, bias, rowsBox(1, cols, cols), immFloat(DType::F32, 0));
-  auto load = [&](int64_t r0) {
-    scalarCycles(c, 8);
-    dmaIn(c, kIn, DType::F32, x + uint64_t(r0 * ld) * 4, rowsBox(min64(R, band.end - r0), cols, ld),
-          immFloat(DType::F32, 0));
-  };
-  load(band.first);
   const Operand inverseCols = immFloat(DType::F32, 1.0 / double(cols));
-  for (int64_t r0 = band.first; r0 < band.end; r0 += R) {
-    scalarCycles(c, 10);
-    const int64_t n = min64(R, band.end - r0);
-    if (r0 + R < band.end)
-      load(r0 + R);
-    engines(c);
-    const Shape tile = shape2(n, cols), stat = shape1(n);
-    const Operand rowsView = view(kWork, DType::F32, cols, 1), statColumn = view(kStat, DType::F32, 1, 0);
-    // mean = sum(x) / cols; d = x - mean.
-    seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kIn, DType::F32, cols, 1));
-    replaceFront(c, kStat);
-    se(c, SeOp::Mul, kStat, DType::F32, stat, view(kStat, DType::F32, 1), inverseCols);
-    se(c, SeOp::Sub, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), statColumn);
-    cbPop(c, kIn, n * cols * 4);
-    cbPop(c, kStat, n * 4);
-    // rstd = rsqrt(sum(d * d) / cols + eps).
-    se(c, SeOp::Mul, kSquare, DType::F32, tile, rowsView, rowsView);
-    seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kSquare, DType::F32, cols, 1));
-    cbPop(c, kSquare, n * cols * 4);
-    replaceFront(c, kStat);
-    se(c, SeOp::Fma, kStat, DType::F32, stat, view(kStat, DType::F32, 1), inverseCols, immFloat(DType::F32, eps));
-    replaceFront(c, kStat);
-    se(c, SeOp::Rsqrt, kStat, DType::F32, stat, view(kStat, DType::F32, 1));
-    // y = d * rstd * w + b.
-    se(c, SeOp::Mul, kSquare, DType::F32, tile, rowsView, statColumn);
-    cbPop(c, kWork, n * cols * 4);
-    cbPop(c, kStat, n * 4);
-    se(c, SeOp::Fma, kOut, DType::F32, tile, view(kSquare, DType::F32, cols, 1), view(kW, DType::F32, 0, 1),
-       view(kBias, DType::F32, 0, 1));
-    cbPop(c, kSquare, n * cols * 4);
-    fabric(c);
-    scalarCycles(c, 6);
-    dmaOut(c, kOut, DType::F32, y + uint64_t(r0 * ld) * 4, rowsBox(n, cols, ld));
-    cbPop(c, kOut, n * cols * 4);
-  }
+  overRowChunks(
+      c, band, R, x, cols, ld,
+      [&](int64_t, int64_t n) {
+        const Shape tile = shape2(n, cols), stat = shape1(n);
+        const Operand rowsView = view(kWork, DType::F32, cols, 1), statColumn = view(kStat, DType::F32, 1, 0);
+        // mean = sum(x) / cols; d = x - mean.
+        seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kIn, DType::F32, cols, 1));
+        replaceFront(c, kStat);
+        se(c, SeOp::Mul, kStat, DType::F32, stat, view(kStat, DType::F32, 1), inverseCols);
+        se(c, SeOp::Sub, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), statColumn);
+        cbPop(c, kIn, n * cols * 4);
+        cbPop(c, kStat, n * 4);
+        // rstd = rsqrt(sum(d * d) / cols + eps).
+        se(c, SeOp::Mul, kSquare, DType::F32, tile, rowsView, rowsView);
+        seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/1, view(kSquare, DType::F32, cols, 1));
+        cbPop(c, kSquare, n * cols * 4);
+        replaceFront(c, kStat);
+        se(c, SeOp::Fma, kStat, DType::F32, stat, view(kStat, DType::F32, 1), inverseCols,
+           immFloat(DType::F32, eps));
+        replaceFront(c, kStat);
+        se(c, SeOp::Rsqrt, kStat, DType::F32, stat, view(kStat, DType::F32, 1));
+        // y = d * rstd * w + b.
+        se(c, SeOp::Mul, kSquare, DType::F32, tile, rowsView, statColumn);
+        cbPop(c, kWork, n * cols * 4);
+        cbPop(c, kStat, n * 4);
+        se(c, SeOp::Fma, kOut, DType::F32, tile, view(kSquare, DType::F32, cols, 1), view(kW, DType::F32, 0, 1),
+           view(kBias, DType::F32, 0, 1));
+        cbPop(c, kSquare, n * cols * 4);
+      },
+      [&](int64_t r0, int64_t n) { storeRows(c, y, r0, n, cols, ld); });
   cbPop(c, kW, cols * 4);
   cbPop(c, kBias, cols * 4);
 }
@@ -301,48 +298,39 @@ void expert_quantize_int8(Ctx *c, const Arg *a) {
   const Band band = bandOf(c, rows);
   scalarCycles(c, 56);
   constexpr int32_t kMask = kBias;
-  auto load = [&](int64_t r0) {
-    scalarCycles(c, 8);
-    dmaIn(c, kIn, DType::F32, x + uint64_t(r0 * cols) * 4, rowsBox(min64(R, band.end - r0), cols, cols),
-          immFloat(DType::F32, 0));
-  };
-  if (band.first < band.end)
-    load(band.first);
-  for (int64_t r0 = band.first; r0 < band.end; r0 += R) {
-    scalarCycles(c, 10);
-    const int64_t n = min64(R, band.end - r0);
-    if (r0 + R < band.end)
-      load(r0 + R);
-    engines(c);
-    const Shape tile = shape2(n, cols), stat = shape1(n);
-    // scale = max|x| / 127, 1 for a row of zeros.
-    se(c, SeOp::Abs, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1));
-    seReduce(c, ReduceOp::Max, kStat, DType::F32, tile, /*axis=*/1, view(kWork, DType::F32, cols, 1));
-    cbPop(c, kWork, n * cols * 4);
-    replaceFront(c, kStat);
-    se(c, SeOp::Div, kStat, DType::F32, stat, view(kStat, DType::F32, 1), immFloat(DType::F32, 127.0));
-    se(c, SeOp::CmpGt, kMask, DType::I1, stat, view(kStat, DType::F32, 1), immFloat(DType::F32, 0.0));
-    replaceFront(c, kStat);
-    se(c, SeOp::Select, kStat, DType::F32, stat, view(kMask, DType::I1, 1), view(kStat, DType::F32, 1),
-       immFloat(DType::F32, 1.0));
-    cbPop(c, kMask, n);
-    // q = sat(rint(x / scale)).
-    se(c, SeOp::Div, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
-    cbPop(c, kIn, n * cols * 4);
-    se(c, SeOp::Quantize, kOut, DType::I8, tile, view(kWork, DType::F32, cols, 1), immFloat(DType::F32, 1.0),
-       immInt(DType::I32, 0));
-    cbPop(c, kWork, n * cols * 4);
-    fabric(c);
-    scalarCycles(c, 10); // two addresses
-    dmaOut(c, kOut, DType::I8, q + uint64_t(r0 * cols), rowsBox(n, cols, cols));
-    cbPop(c, kOut, n * cols);
-    Box scaleBox;
-    scaleBox.rank = 1;
-    scaleBox.shape[0] = scaleBox.valid[0] = n;
-    scaleBox.stride[0] = 1;
-    dmaOut(c, kStat, DType::F32, scales + uint64_t(r0) * 4, scaleBox);
-    cbPop(c, kStat, n * 4);
-  }
+  overRowChunks(
+      c, band, R, x, cols, cols,
+      [&](int64_t, int64_t n) {
+        const Shape tile = shape2(n, cols), stat = shape1(n);
+        // scale = max|x| / 127, 1 for a row of zeros.
+        se(c, SeOp::Abs, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1));
+        seReduce(c, ReduceOp::Max, kStat, DType::F32, tile, /*axis=*/1, view(kWork, DType::F32, cols, 1));
+        cbPop(c, kWork, n * cols * 4);
+        replaceFront(c, kStat);
+        se(c, SeOp::Div, kStat, DType::F32, stat, view(kStat, DType::F32, 1), immFloat(DType::F32, 127.0));
+        se(c, SeOp::CmpGt, kMask, DType::I1, stat, view(kStat, DType::F32, 1), immFloat(DType::F32, 0.0));
+        replaceFront(c, kStat);
+        se(c, SeOp::Select, kStat, DType::F32, stat, view(kMask, DType::I1, 1), view(kStat, DType::F32, 1),
+           immFloat(DType::F32, 1.0));
+        cbPop(c, kMask, n);
+        // q = sat(rint(x / scale)).
+        se(c, SeOp::Div, kWork, DType::F32, tile, view(kIn, DType::F32, cols, 1), view(kStat, DType::F32, 1, 0));
+        cbPop(c, kIn, n * cols * 4);
+        se(c, SeOp::Quantize, kOut, DType::I8, tile, view(kWork, DType::F32, cols, 1), immFloat(DType::F32, 1.0),
+           immInt(DType::I32, 0));
+        cbPop(c, kWork, n * cols * 4);
+      },
+      [&](int64_t r0, int64_t n) {
+        scalarCycles(c, 10); // two addresses
+        dmaOut(c, kOut, DType::I8, q + uint64_t(r0 * cols), rowsBox(n, cols, cols));
+        cbPop(c, kOut, n * cols);
+        Box scaleBox;
+        scaleBox.rank = 1;
+        scaleBox.shape[0] = scaleBox.valid[0] = n;
+        scaleBox.stride[0] = 1;
+        dmaOut(c, kStat, DType::F32, scales + uint64_t(r0) * 4, scaleBox);
+        cbPop(c, kStat, n * 4);
+      });
 }
 
 /// Args: weight, indices, offsets, out, bags, dim. Rows in groups of at most
