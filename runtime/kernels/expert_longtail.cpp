@@ -10,6 +10,8 @@
 //    row (f32), two passes over the row in local memory as the Triton
 //    kernel makes.
 //  - expert_swiglu: y = silu(a) * b, elementwise over n f32 values.
+//  - expert_cumsum: y = the running sum of each row of x [rows, cols] (f32),
+//    one SE scan per chunk of rows.
 //  - expert_quantize_int8: q = round(x / scale) and scale = max|x| / 127 per
 //    row of x [rows, cols] (f32 in, int8 and f32 out), the SE's Quantize
 //    rounding and saturating in one command.
@@ -291,6 +293,21 @@ void expert_swiglu(Ctx *c, const Arg *args) {
   }
 }
 
+/// Args: x, y, rows, cols, ld (x and y), R.
+void expert_cumsum(Ctx *c, const Arg *a) {
+  const uint64_t x = a[0].u, y = a[1].u;
+  const int64_t rows = a[2].i, cols = a[3].i, ld = a[4].i, R = a[5].i;
+  scalarCycles(c, 50);
+  overRowChunks(
+      c, bandOf(c, rows), R, x, cols, ld,
+      [&](int64_t, int64_t n) {
+        seScan(c, ReduceOp::Sum, kOut, DType::F32, shape2(n, cols), /*axis=*/1, /*reverse=*/false,
+               view(kIn, DType::F32, cols, 1));
+        cbPop(c, kIn, n * cols * 4);
+      },
+      [&](int64_t r0, int64_t n) { storeRows(c, y, r0, n, cols, ld); });
+}
+
 /// Args: x, q, scale, rows, cols, R.
 void expert_quantize_int8(Ctx *c, const Arg *a) {
   const uint64_t x = a[0].u, q = a[1].u, scales = a[2].u;
@@ -417,6 +434,8 @@ extern const KernelInfo expert_layer_norm_info = {
     kDeviceAbiVersion, "expert_layer_norm", 9, 7,
     {2 * kLayerNormChunkBytes, 2 * 4096, kLayerNormChunkBytes, 2 * kLayerNormChunkBytes, 8192 * 4, 8192 * 4,
      kLayerNormChunkBytes}};
+extern const KernelInfo expert_cumsum_info = {
+    kDeviceAbiVersion, "expert_cumsum", 6, 4, {2 * kRowChunkBytes, 0, 0, 2 * kRowChunkBytes}};
 extern const KernelInfo expert_quantize_int8_info = {
     kDeviceAbiVersion, "expert_quantize_int8", 6, 6,
     {2 * kRowChunkBytes, 2 * 4096, kRowChunkBytes, 2 * kRowChunkBytes / 4, 0, 2 * 1024}};

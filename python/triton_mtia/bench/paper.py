@@ -26,8 +26,7 @@ much longer and is not part of CI.
   at LPDDR bandwidth, those and the bytes it writes at SRAM bandwidth, the
   longer, over its cycles: inputs are in LPDDR at launch, outputs are
   written into the SRAM in front of it), and Triton's speed over the
-  expert C++ kernel's (`kernels.expert`: softmax, layer_norm, rms_norm,
-  swiglu, embedding_bag and quantize_int8 so far) where one exists.
+  expert C++ kernel's where one exists (`kernels.expert.EXPERTS`).
 * fig9: `sigmoid(layer_norm(x))` through torch.compile on the mtia device
   (Inductor's layer-norm template with the sigmoid fused as its epilogue)
   over the handwritten fused Triton kernel (`kernels.layer_norm_sigmoid`).

@@ -17,8 +17,8 @@ paper's evaluation (section 7.1) measures, each checked against PyTorch
   kernel Inductor's layer-norm template is measured against.
 
 `expert` (expert.py) launches the hand-written C++ baselines of the
-long-tail operators (runtime/kernels/expert_longtail.cpp; softmax, layer_norm, rms_norm,
-swiglu, embedding_bag and quantize_int8 so far) on the same tensors.
+long-tail operators (runtime/kernels/expert_longtail.cpp; `expert.EXPERTS`
+lists those written so far) on the same tensors.
 
 Every function takes and returns torch tensors (on the `mtia` device for
 deterministic cycles) and launches Triton kernels, written as a GPU author

@@ -124,6 +124,14 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return y
 
 
+def cumsum(x: torch.Tensor) -> torch.Tensor:
+    x = _f32_rows(x).contiguous()
+    y = torch.empty_like(x)
+    rows, cols = x.shape
+    _launch("expert_cumsum", [x, y, rows, cols, cols, _rows_per_chunk(rows, cols)])
+    return y
+
+
 def quantize_int8(x: torch.Tensor):
     x = _f32_rows(x).contiguous()
     rows, cols = x.shape
@@ -150,4 +158,5 @@ def embedding_bag(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Te
 
 #: Expert versions of `LONG_TAIL` operators, by name.
 EXPERTS: Dict[str, Callable] = {"softmax": softmax, "layer_norm": layer_norm, "rms_norm": rms_norm,
-                                "swiglu": swiglu, "embedding_bag": embedding_bag, "quantize_int8": quantize_int8}
+                                "swiglu": swiglu, "embedding_bag": embedding_bag, "quantize_int8": quantize_int8,
+                                "cumsum": cumsum}
