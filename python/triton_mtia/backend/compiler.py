@@ -327,8 +327,9 @@ class MTIABackend(BaseBackend):
         flags = _compiler_flags(options)
         if options.codegen == "llvm":
             flags.append("--emit-llvm")
-            if _stack_limit():
-                flags.append(f"--stack-limit={_stack_limit()}")
+            stack_limit = _stack_limit()
+            if stack_limit:
+                flags.append(f"--stack-limit={stack_limit}")
         # str() prints the custom form with locations, which the compiler
         # needs to point its diagnostics at the kernel's Python source.
         remarks: list = []

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import tempfile
@@ -68,6 +67,7 @@ from .. import kernels, runtime
 from ..kernels import expert
 from ..kernels.gemm import PES
 from . import calibrate
+from .inductor_tailoring import geomean
 
 DEVICE = "mtia"
 
@@ -116,10 +116,6 @@ def _progress(message: str) -> None:
 def _cycles(call: Callable) -> int:
     """Simulated cycles of every launch `call` makes."""
     return runtime.measure_cycles(call)[1]
-
-
-def geomean(values: Sequence[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
 # ---------------------------------------------------------------------------
@@ -199,14 +195,6 @@ def fig7(quick: bool) -> List[Dict[str, object]]:
 # ---------------------------------------------------------------------------
 
 
-def _bytes(values) -> int:
-    total = 0
-    for v in values if isinstance(values, (tuple, list)) else (values, ):
-        if isinstance(v, torch.Tensor):
-            total += v.numel() * v.element_size()
-    return total
-
-
 def fig8(quick: bool) -> List[Dict[str, object]]:
     rows = []
     config = runtime.simulator().config
@@ -222,8 +210,7 @@ def fig8(quick: bool) -> List[Dict[str, object]]:
             cycles = _cycles(lambda: op.run(*inputs))
             # Inputs come from LPDDR (cold at launch); outputs go to the SRAM
             # that fronts it, which also takes the inputs as they pass.
-            outs = out if isinstance(out, (tuple, list)) else (out, )
-            read, written = op.traffic(*inputs, *outs) if op.traffic else (_bytes(inputs), _bytes(out))
+            read, written = op.bytes_moved(inputs, out if isinstance(out, (tuple, list)) else (out, ))
             roof = max(read / lpddr, (read + written) / sram)
             entry = {"shape": list(shape), "triton_cycles": cycles, "roofline_cycles": round(roof, 1),
                      "roofline_frac": round(roof / cycles, 4)}
@@ -425,29 +412,27 @@ def draw(figures: Dict[str, object], out: Path) -> Dict[str, str]:
         plt.close(fig)
         paths[name] = path.name
 
-    rows = figures["fig6"]
-    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(rows)), 3.6))
-    x = range(len(rows))
-    ax.bar([i - 0.2 for i in x], [100 * r["triton_roofline_frac"] for r in rows], 0.4, label="Triton (library)")
-    ax.bar([i + 0.2 for i in x], [100 * r["expert_roofline_frac"] for r in rows], 0.4, label="expert C++")
-    ax.axhline(80, color="gray", linestyle="--", linewidth=0.8)
-    ax.set_xticks(list(x), [f"{r['M']}x{r['N']}x{r['K']}\n{r['model'][:3]}" for r in rows], fontsize=7)
-    ax.set_ylabel("% of roofline")
-    ax.set_title("Figure 6: GEMM, fp16")
-    ax.legend(fontsize=8)
-    save(fig, "fig6")
+    def paired_bars(name, rows, left, right, reference, labels, ylabel, title):
+        """Two bars per row, (label, value of a row) each, and a reference
+        line, (y, line style)."""
+        fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(rows)), 3.6))
+        x = range(len(rows))
+        for shift, (label, value) in ((-0.2, left), (0.2, right)):
+            ax.bar([i + shift for i in x], [value(r) for r in rows], 0.4, label=label)
+        ax.axhline(reference[0], color="gray", linestyle=reference[1], linewidth=0.8)
+        ax.set_xticks(list(x), [labels(r) for r in rows], fontsize=7)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+        save(fig, name)
 
-    rows = figures["fig7"]
-    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(rows)), 3.6))
-    x = range(len(rows))
-    ax.bar([i - 0.2 for i in x], [r["full_speedup"] for r in rows], 0.4, label="non-causal")
-    ax.bar([i + 0.2 for i in x], [r["causal_speedup"] for r in rows], 0.4, label="causal (zigzag)")
-    ax.axhline(1, color="gray", linewidth=0.8)
-    ax.set_xticks(list(x), [f"H{r['heads']} L{r['L']} D{r['D']}\n{r['model'][:3]}" for r in rows], fontsize=7)
-    ax.set_ylabel("speedup over decomposed")
-    ax.set_title("Figure 7: fused attention")
-    ax.legend(fontsize=8)
-    save(fig, "fig7")
+    paired_bars("fig6", figures["fig6"], ("Triton (library)", lambda r: 100 * r["triton_roofline_frac"]),
+                ("expert C++", lambda r: 100 * r["expert_roofline_frac"]), (80, "--"),
+                lambda r: f"{r['M']}x{r['N']}x{r['K']}\n{r['model'][:3]}", "% of roofline", "Figure 6: GEMM, fp16")
+    paired_bars("fig7", figures["fig7"], ("non-causal", lambda r: r["full_speedup"]),
+                ("causal (zigzag)", lambda r: r["causal_speedup"]), (1, "-"),
+                lambda r: f"H{r['heads']} L{r['L']} D{r['D']}\n{r['model'][:3]}", "speedup over decomposed",
+                "Figure 7: fused attention")
 
     rows = figures["fig8"]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.6), sharex=True)

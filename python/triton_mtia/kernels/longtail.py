@@ -516,6 +516,12 @@ class LongTailOp:
     #: picks (None: every input read and every output written once).
     traffic: Optional[Callable] = None
 
+    def bytes_moved(self, inputs: Sequence[torch.Tensor], outputs: Sequence[torch.Tensor]) -> Tuple[int, int]:
+        """(bytes read, bytes written) of one call on `inputs` giving `outputs`."""
+        if self.traffic is not None:
+            return self.traffic(*inputs, *outputs)
+        return _nbytes(*inputs), _nbytes(*outputs)
+
 
 def _nbytes(*tensors) -> int:
     return sum(t.numel() * t.element_size() for t in tensors)
