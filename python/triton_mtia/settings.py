@@ -238,6 +238,11 @@ class Settings:
     #: ``TRITON_CACHE_DIR``); ``object_cache = False`` bypasses it.
     object_cache: bool = True
     object_cache_dir: Optional[str] = field(default_factory=lambda: os.environ.get("TRITON_MTIA_OBJECT_CACHE_DIR"))
+    #: Compile kernels in one long-lived `triton-mtia-compile --serve`
+    #: process per Python process (backend/compile_server.py) instead of a
+    #: process per kernel, whose start is most of a small kernel's compile.
+    #: Same output and diagnostics either way.
+    compile_server: bool = field(default_factory=lambda: os.environ.get("TRITON_MTIA_COMPILE_SERVER", "1") != "0")
     #: Keep the temporary directory of a failed tool run so its command can
     #: be re-run by hand (the error message prints it either way).
     keep_failed_temps: bool = True

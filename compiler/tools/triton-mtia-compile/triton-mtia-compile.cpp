@@ -6,6 +6,7 @@
 //
 //   triton-mtia-compile kernel.ttir -o kernel.cpp [--emit-mlir] [--no-scalar-cost]
 //   triton-mtia-compile kernel.ttir -o kernel.ll --emit-llvm
+//   triton-mtia-compile --serve      (many kernels, one process; see serve())
 //
 // Errors are printed as `FILE:LINE:COL: error: MESSAGE`, where FILE:LINE is
 // the Triton kernel's Python source when the IR carries it, followed by the
@@ -28,6 +29,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -35,6 +37,10 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <fcntl.h>
+#include <iostream>
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -111,6 +117,9 @@ static cl::opt<bool> noMemoryOrder(
              "mtia-order-memory): only to see the simulator's memory-order "
              "sanitizer catch what they prevent; programs that read their own "
              "writes then fault or give stale results"));
+static cl::opt<bool> serveMode(
+    "serve", cl::desc("compile kernel after kernel as requests on standard input "
+                      "say (the Python backend's compile server; see serve())"));
 static cl::opt<bool> noScalarCost(
     "no-scalar-cost",
     cl::desc("do not charge the core for the kernel's scalar code "
@@ -181,14 +190,9 @@ static bool reportParseErrorAtSource(StringRef ttir, unsigned ttirLine,
   return false;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  // MLIR's pass-manager flags: --mlir-print-ir-after-all (the IR between
-  // stages), --mlir-print-ir-before/after=<pass>, --mlir-pass-statistics.
-  registerPassManagerCLOptions();
-  registerAsmPrinterCLOptions();
-  cl::ParseCommandLineOptions(argc, argv, "triton-mtia: ttir -> kernel C++\n");
-
+/// Compiles `inputFile` as the parsed options say; the process's exit
+/// status.
+static int compileKernel() {
   DialectRegistry registry;
   triton_mtia::registerAllDialects(registry);
   MLIRContext context(registry);
@@ -378,4 +382,84 @@ int main(int argc, char **argv) {
     return 1;
   output->keep();
   return 0;
+}
+
+/// The compile server (--serve): one process compiles kernel after kernel, so
+/// that a kernel pays for its compile and not for the process's start
+/// (loading and relocating libMLIR and libLLVM is about 55 of the 65 ms a
+/// small kernel takes one-shot).
+///
+/// Protocol, one line each way per kernel: the client writes a JSON object
+/// {"args": [ARG, ...], "log": PATH}, ARGs being the command line of a
+/// one-shot run without the program's name; the server compiles with
+/// standard error redirected to the file PATH (diagnostics, remarks and a
+/// crash's stack trace land there, as they would on a one-shot run's
+/// stderr) and answers {"status": N}, N the one-shot exit status. Options
+/// are reset to their defaults before each request's are parsed, so a
+/// request sees exactly its own flags. Standard output is the protocol's,
+/// so `-o -` is refused. The server exits at the end of its input; a crash
+/// ends it (the client sees the pipe close and starts another).
+static int serve() {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty())
+      continue;
+    std::vector<std::string> args;
+    std::string logPath;
+    llvm::Expected<llvm::json::Value> request = llvm::json::parse(line);
+    if (request)
+      if (const llvm::json::Object *object = request->getAsObject()) {
+        if (std::optional<StringRef> log = object->getString("log"))
+          logPath = log->str();
+        if (const llvm::json::Array *array = object->getArray("args"))
+          for (const llvm::json::Value &arg : *array)
+            if (std::optional<StringRef> text = arg.getAsString())
+              args.push_back(text->str());
+      }
+    if (!request)
+      llvm::consumeError(request.takeError());
+
+    int status = 2;
+    int log = logPath.empty() ? -1 : ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (log >= 0) {
+      llvm::errs().flush();
+      int savedStderr = ::dup(2);
+      ::dup2(log, 2);
+      ::close(log);
+      cl::ResetAllOptionOccurrences();
+      std::vector<const char *> argv = {"triton-mtia-compile"};
+      for (const std::string &arg : args)
+        argv.push_back(arg.c_str());
+      if (!cl::ParseCommandLineOptions(argv.size(), argv.data(), "", &llvm::errs()))
+        status = 1;
+      else if (outputFile == "-" || inputFile == "-") {
+        llvm::errs() << "error: the compile server reads and writes files, not "
+                        "standard input and output\n";
+        status = 1;
+      } else {
+        status = compileKernel();
+      }
+      llvm::errs().flush();
+      ::dup2(savedStderr, 2);
+      ::close(savedStderr);
+    }
+    std::cout << "{\"status\": " << status << "}" << std::endl;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  // MLIR's pass-manager flags: --mlir-print-ir-after-all (the IR between
+  // stages), --mlir-print-ir-before/after=<pass>, --mlir-pass-statistics.
+  registerPassManagerCLOptions();
+  registerAsmPrinterCLOptions();
+  if (argc == 2 && (StringRef(argv[1]) == "--serve" || StringRef(argv[1]) == "-serve"))
+    return serve();
+  cl::ParseCommandLineOptions(argc, argv, "triton-mtia: ttir -> kernel C++\n");
+  if (serveMode) {
+    llvm::errs() << "error: --serve takes no other arguments\n";
+    return 1;
+  }
+  return compileKernel();
 }

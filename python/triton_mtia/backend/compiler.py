@@ -34,7 +34,7 @@ from triton.backends.compiler import BaseBackend, GPUTarget, Language
 
 from ..errors import CompilationError
 from ..settings import OPTIMIZATIONS, settings
-from . import object_cache
+from . import compile_server, object_cache
 
 #: `GPUTarget.backend` of our device; also the entry-point name.
 BACKEND_NAME = "mtia"
@@ -165,9 +165,12 @@ def _digest(path: Optional[str]) -> str:
 
 
 def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
-              command: Callable[[str, str], List[str]], diagnostics: Optional[list] = None) -> bytes:
+              command: Callable[[str, str], List[str]], diagnostics: Optional[list] = None,
+              served: bool = False) -> bytes:
     """Writes `text` to NAME.in_ext in a fresh temporary directory, runs
     `command(input, output)` there, and returns the bytes of NAME.out_ext.
+    `served`: the command is `triton-mtia-compile`'s, which this process's
+    compile server runs (compile_server.py).
 
     On failure raises CompilationError with the tool's stderr and the command
     line, keeping the directory so that the command can be re-run by hand."""
@@ -176,15 +179,19 @@ def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
     out = os.path.join(workdir, f"{name}.{out_ext}")
     Path(src).write_text(text)
     cmd = command(src, out)
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if proc.returncode != 0:
+    if served:
+        returncode, output = compile_server.run(cmd, workdir)
+    else:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        returncode, output = proc.returncode, proc.stderr + proc.stdout
+    if returncode != 0:
         kept = workdir if settings.keep_failed_temps else None
         if kept is None:
             shutil.rmtree(workdir, ignore_errors=True)
-        raise CompilationError.from_tool(stage, cmd, proc.returncode, proc.stderr + proc.stdout, kept)
+        raise CompilationError.from_tool(stage, cmd, returncode, output, kept)
     result = Path(out).read_bytes()
     if diagnostics is not None:  # remarks of a successful run (--dma-report)
-        diagnostics.extend(line for line in proc.stderr.splitlines() if line.strip())
+        diagnostics.extend(line for line in output.splitlines() if line.strip())
     shutil.rmtree(workdir, ignore_errors=True)
     return result
 
@@ -334,7 +341,7 @@ class MTIABackend(BaseBackend):
         # needs to point its diagnostics at the kernel's Python source.
         remarks: list = []
         source = _run_tool(stage, name, str(mod), "ttir", ext, lambda src, out: [compiler, src, "-o", out, *flags],
-                           remarks)
+                           remarks, served=True)
         # An edited kernel replaces what the compiler made (settings.override_dir).
         override = Path(settings.override_dir, f"{name}.{ext}") if settings.override_dir else None
         if override is not None and override.is_file():
@@ -376,18 +383,21 @@ class MTIABackend(BaseBackend):
         llvm = options.codegen == "llvm"
 
         def build(codegen: List[str]) -> bytes:
-            toolchain = [*codegen, "-shared", *settings.link_flags]
-            inputs: List[str] = []
+            linked = [*codegen, "-shared", *settings.link_flags]
+            toolchain, inputs = linked, []
             if llvm:
                 # device.h's scalar semantics under C names, built once.
                 inputs = ["-x", "none", object_cache.support_object(codegen, include)]
             else:
                 pch = object_cache.precompiled_prelude(codegen, include)
                 if pch:
-                    toolchain += ["-include-pch", pch]
+                    toolchain = [*linked, "-include-pch", pch]
             ext = SOURCE_EXT[options.codegen]
+            # The PCH only parses the same headers faster: an object is keyed
+            # by the command without it (the PCH's file name changes with the
+            # headers' times, the object's code does not).
             return object_cache.get_or_build(
-                src, [*toolchain, ext], include,
+                src, [*linked, ext], include,
                 lambda: _run_tool("so", metadata["name"], src, ext, "so",
                                   lambda source, so: [*toolchain, f"-I{include}", *(["-x", "ir"] if llvm else []),
                                                       source, *inputs, "-o", so]))

@@ -1,0 +1,115 @@
+"""The compile server (backend/compile_server.py): kernels compiled by one
+long-lived `triton-mtia-compile --serve` are exactly those of one-shot runs,
+each with its own flags, errors included; a server that dies or cannot serve
+costs nothing but its speed."""
+
+import os
+import stat
+import subprocess
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+import triton_mtia
+from triton_mtia.backend import compile_server
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+    for k in range(0, K, BLOCK):
+        a = tl.load(a_ptr + rows[:, None] * K + k + rows[None, :])
+        b = tl.load(b_ptr + (k + rows[:, None]) * BLOCK + rows[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rows[:, None] * BLOCK + rows[None, :], acc)
+
+
+_compiles = 0
+
+
+def _compile(**options):
+    """The C++ of matmul_kernel compiled afresh with `options` (a Triton cache
+    of its own), after checking its result."""
+    global _compiles
+    _compiles += 1
+    os.environ["TRITON_CACHE_DIR"] = f"{_cache_root}/{_compiles}"
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(32, 128, generator=g), torch.randn(128, 32, generator=g)
+    c = torch.empty(32, 32)
+    matmul_kernel.device_caches.clear()
+    compiled = matmul_kernel[(1, )](a, b, c, 128, BLOCK=32, **options)
+    torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
+    return compiled.asm["cpp"]
+
+
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    global _cache_root
+    _cache_root = tmp_path
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # restored after the test
+
+
+def test_served_kernels_are_the_one_shot_kernels_flag_by_flag(private_cache, monkeypatch):
+    # Alternating flags: a request must see its own and no earlier one's.
+    runs = [{}, {"pipelining": False}, {}, {"dual_issue": False}, {"pipelining": False}, {}]
+    served_before = compile_server.served
+    served = [_compile(**options) for options in runs]
+    assert compile_server.served - served_before == len(runs)
+    monkeypatch.setattr(triton_mtia.settings, "compile_server", False)
+    one_shot_before = compile_server.one_shot
+    one_shot = [_compile(**options) for options in runs[:2] + runs[3:4]]
+    assert compile_server.one_shot - one_shot_before == 3
+    assert served[0] == served[2] == served[5] == one_shot[0]
+    assert served[1] == served[4] == one_shot[1] != served[0]
+    assert served[3] == one_shot[2] != served[0]
+
+
+def test_a_served_compile_error_is_the_one_shot_error(private_cache, monkeypatch):
+    @triton.jit
+    def unsupported_kernel(x_ptr, BLOCK: tl.constexpr):
+        x = tl.load(x_ptr + tl.arange(0, BLOCK))
+        tl.store(x_ptr + tl.arange(0, BLOCK), tl.inline_asm_elementwise("mov $0, $1", "=r,r", [x], dtype=tl.float32,
+                                                                        is_pure=True, pack=1))
+
+    errors = []
+    for server in (True, False):
+        monkeypatch.setattr(triton_mtia.settings, "compile_server", server)
+        unsupported_kernel.device_caches.clear()
+        with pytest.raises(triton_mtia.CompilationError) as info:
+            unsupported_kernel[(1, )](torch.zeros(16), BLOCK=16)
+        errors.append(info.value)
+    served, one_shot = errors
+    assert served.diagnostics == one_shot.diagnostics and "test_compile_server.py" in served.diagnostics
+    # The error names the one-shot command, which reproduces it as printed.
+    rerun = subprocess.run(served.command, capture_output=True, text=True)
+    assert rerun.returncode == served.returncode == 1 and rerun.stderr == served.diagnostics
+
+
+def test_a_dead_server_is_replaced(private_cache):
+    _compile()
+    server = compile_server._servers[triton_mtia.settings.require_compiler()]
+    server.proc.kill()
+    server.proc.wait()
+    served = compile_server.served
+    _compile(dual_issue=False)
+    assert compile_server.served == served + 1
+    assert compile_server._servers[triton_mtia.settings.require_compiler()] is not server
+
+
+def test_a_compiler_that_dies_on_a_request_is_run_one_shot(tmp_path):
+    # A stand-in that reads a request and dies (a crash, or no --serve): the
+    # one-shot run reports what the compiler says.
+    tool = tmp_path / "compiler"
+    tool.write_text("#!/bin/sh\n"
+                    "if [ \"$1\" = --serve ]; then read request; exit 134; fi\n"
+                    "echo \"k.py:1:1: error: one-shot $1\" >&2\nexit 3\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    one_shot = compile_server.one_shot
+    assert compile_server.run([str(tool), "a.ttir"], str(tmp_path)) == (3, "k.py:1:1: error: one-shot a.ttir\n")
+    assert compile_server.one_shot == one_shot + 1
+    # It never answered: later compiles go one-shot without trying it again.
+    assert str(tool) in compile_server._cannot_serve
+    assert compile_server.run([str(tool), "b.ttir"], str(tmp_path))[0] == 3
