@@ -7,6 +7,7 @@ import torch
 
 import triton_mtia
 from triton_mtia.kernels import LONG_TAIL, attention, attention_decomposed, bmm, gemm, gemm_plan, roofline_cycles
+from triton_mtia.kernels import expert
 from triton_mtia.kernels.expert import EXPERTS
 
 
@@ -135,3 +136,37 @@ def test_expert_embedding_bag_of_empty_and_long_bags():
     want = torch.nn.functional.embedding_bag(indices, weight, offsets, mode="sum", include_last_offset=True)
     got = EXPERTS["embedding_bag"](weight.to("mtia"), indices.to("mtia"), offsets.to("mtia"))
     torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_expert_kernels_at_their_edges():
+    """Chunks of several rows where the expert kernels change course: group
+    norm's runs of groups that wrap within a chunk, a scatter_add row that
+    receives more source rows than one reduction sums, jagged chunks that
+    end at segment boundaries with empty segments and whole empty bands,
+    and the top-1."""
+    g = torch.Generator().manual_seed(7)
+    x, w, b = torch.randn(128, 12, 5, generator=g), torch.randn(12, generator=g), torch.randn(12, generator=g)
+    got = expert.group_norm(x.to("mtia"), w.to("mtia"), b.to("mtia"), num_groups=3).cpu()
+    torch.testing.assert_close(got, torch.nn.functional.group_norm(x, 3, w, b), rtol=1e-4, atol=1e-4)
+
+    out, src = torch.randn(70, 24, generator=g), torch.randn(40, 24, generator=g)
+    index = torch.full((40, ), 5, dtype=torch.int64)
+    index[::7] = 69
+    got = EXPERTS["scatter_add"](out.to("mtia"), index.to("mtia"), src.to("mtia")).cpu()
+    torch.testing.assert_close(got, out.clone().index_add_(0, index, src), rtol=1e-5, atol=1e-5)
+
+    lengths = torch.tensor([0] * 70 + [5, 0, 32, 1, 0, 31, 32, 7] * 40)
+    offsets = torch.zeros(len(lengths) + 1, dtype=torch.int64)
+    offsets[1:] = lengths.cumsum(0)
+    values = torch.randn(int(offsets[-1]), 256, generator=g)
+    for name in ("jagged_sum", "jagged_softmax"):
+        op = LONG_TAIL[name]
+        _compare(EXPERTS[name](values.to("mtia"), offsets.to("mtia")), op.reference(values, offsets), (1e-4, 1e-4))
+    dense = torch.randn(len(lengths), 20, 256, generator=g)
+    _compare(EXPERTS["jagged_dense_add"](values.to("mtia"), offsets.to("mtia"), dense.to("mtia")),
+             LONG_TAIL["jagged_dense_add"].reference(values, offsets, dense), (1e-5, 1e-5))
+
+    x = torch.randn(600, 33, generator=g)
+    values, indices = expert.topk(x.to("mtia"), 1)
+    assert torch.equal(values.cpu(), x.max(1, keepdim=True).values)
+    assert torch.equal(indices.cpu(), x.argmax(1, keepdim=True))

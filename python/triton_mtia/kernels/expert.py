@@ -25,12 +25,22 @@ from ..settings import settings
 
 #: Programs per launch: one per PE of the 8x8 grid.
 PROGRAMS = 64
-#: Mirrors of expert_longtail.cpp's capacities (kRowChunkBytes,
-#: kLayerNormChunkBytes, kSwigluChunkBytes): the kernels' KernelInfo is
-#: what the runtime checks.
+#: Mirrors of expert_longtail.cpp's capacities (its KernelInfo is what the
+#: runtime checks): bytes of a chunk of each kind of kernel.
 ROW_CHUNK_BYTES = 64 * 1024
 LAYER_NORM_CHUNK_BYTES = 48 * 1024
+GROUP_NORM_CHUNK_BYTES = 32 * 1024
+TOPK_CHUNK_BYTES = 40 * 1024
 SWIGLU_CHUNK_BYTES = 16 * 1024
+ROPE_CHUNK_BYTES = 32 * 1024
+JAGGED_CHUNK_BYTES = 32 * 1024
+INDEX_CHUNK_BYTES = 64 * 1024
+#: Values in a weight table (rms norm, layer norm, group norm's widened
+#: tables), in a band's targets, indices or offsets, and in a summed row
+#: (embedding bag, scatter_add).
+TABLE_VALUES = 8192
+BAND_INDICES = 4096
+SUM_DIM = 1024
 
 
 def _source() -> Path:
@@ -71,13 +81,30 @@ def _launch(kernel: str, args: Sequence[object]) -> None:
     runtime.launch(_shared_object(), kernel, (PROGRAMS, 1, 1), sim_args, sorted(regions.items()))
 
 
+def _per_program(n: int) -> int:
+    return -(-n // PROGRAMS)
+
+
+def _chunk(count: int, item_bytes: int, chunk_bytes: int, what: str = "an item") -> int:
+    """Items of `item_bytes` per chunk of a program's band of `count`: as
+    many as fit `chunk_bytes`, at most 1024 (the statistics), and at least
+    four chunks a program where its band allows, so that loads, compute and
+    stores of consecutive chunks overlap."""
+    if item_bytes > chunk_bytes:
+        raise ValueError(f"this expert kernel takes {what} of at most {chunk_bytes} bytes, not {item_bytes}")
+    return max(1, min(chunk_bytes // item_bytes, 1024, -(-_per_program(count) // 4)))
+
+
 def _rows_per_chunk(rows: int, cols: int, chunk_bytes: int = ROW_CHUNK_BYTES) -> int:
     if cols * 4 > chunk_bytes:
         raise ValueError(f"this expert row kernel takes rows of at most {chunk_bytes // 4} f32 values, not {cols}")
-    per_program = -(-rows // PROGRAMS)
-    # At least four chunks a program where its band allows, so that loads,
-    # compute and stores of consecutive chunks overlap.
-    return max(1, min(chunk_bytes // (cols * 4), 1024, -(-per_program // 4)))
+    return _chunk(rows, cols * 4, chunk_bytes)
+
+
+def _check_band(count: int, what: str) -> None:
+    if _per_program(count) > BAND_INDICES:
+        raise ValueError(f"this expert kernel takes at most {BAND_INDICES} {what} a program "
+                         f"({BAND_INDICES * PROGRAMS} in all), not {count}")
 
 
 def _f32_rows(x: torch.Tensor) -> torch.Tensor:
@@ -132,31 +159,159 @@ def cumsum(x: torch.Tensor) -> torch.Tensor:
     return y
 
 
-def quantize_int8(x: torch.Tensor):
+def quantize_rows(x: torch.Tensor, dtype: torch.dtype = torch.int8):
     x = _f32_rows(x).contiguous()
+    if dtype not in (torch.int8, torch.float8_e4m3fn):
+        raise ValueError(f"expert quantize_rows: dtype is torch.int8 or torch.float8_e4m3fn, not {dtype}")
     rows, cols = x.shape
-    q = torch.empty(x.shape, dtype=torch.int8, device=x.device)
+    q = torch.empty(x.shape, dtype=dtype, device=x.device)
     scale = torch.empty(rows, dtype=torch.float32, device=x.device)
-    _launch("expert_quantize_int8", [x, q, scale, rows, cols, _rows_per_chunk(rows, cols)])
+    _launch("expert_quantize_rows", [x, q, scale, rows, cols, _rows_per_chunk(rows, cols), int(dtype != torch.int8)])
     return q, scale
+
+
+def _int64(*tensors: torch.Tensor) -> None:
+    if any(t.dtype != torch.int64 for t in tensors):
+        raise ValueError("the expert kernels take int64 indices, targets and offsets")
 
 
 def embedding_bag(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
     weight = weight.contiguous()
     bags, dim = offsets.numel() - 1, weight.shape[1]
     longest = int((offsets[1:] - offsets[:-1]).max()) if bags else 0
-    if weight.dtype != torch.float32 or dim > 1024 or -(-bags // PROGRAMS) >= 4096 or longest > 4096:
-        raise ValueError("expert embedding_bag takes float32 rows of at most 1024 values, at most 4095 bags "
-                         f"a program and 4096 indices a bag, not {weight.dtype} rows of {dim}, {bags} bags "
-                         f"and a bag of {longest}")
-    if indices.dtype != torch.int64 or offsets.dtype != torch.int64:
-        raise ValueError("expert embedding_bag takes int64 indices and offsets")
+    if weight.dtype != torch.float32 or dim > SUM_DIM or longest > BAND_INDICES:
+        raise ValueError(f"expert embedding_bag takes float32 rows of at most {SUM_DIM} values and bags of at most "
+                         f"{BAND_INDICES} indices, not {weight.dtype} rows of {dim} and a bag of {longest}")
+    _check_band(bags, "bags")
+    _int64(indices, offsets)
     out = torch.empty((bags, dim), dtype=weight.dtype, device=weight.device)
     _launch("expert_embedding_bag", [weight, indices, offsets, out, bags, dim])
     return out
 
 
-#: Expert versions of `LONG_TAIL` operators, by name.
-EXPERTS: Dict[str, Callable] = {"softmax": softmax, "layer_norm": layer_norm, "rms_norm": rms_norm,
-                                "swiglu": swiglu, "embedding_bag": embedding_bag, "quantize_int8": quantize_int8,
-                                "cumsum": cumsum}
+def cross_entropy(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    logits = _f32_rows(logits)
+    _int64(target)
+    rows, cols = logits.shape
+    _check_band(rows, "rows")
+    loss = torch.empty(rows, dtype=torch.float32, device=logits.device)
+    _launch("expert_cross_entropy", [logits, target.contiguous(), loss, rows, cols, logits.stride(0),
+                                     _rows_per_chunk(rows, cols)])
+    return loss
+
+
+def group_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, num_groups: int = 8,
+               eps: float = 1e-5) -> torch.Tensor:
+    x = x.contiguous()
+    n, c = x.shape[:2]
+    hw = x[0, 0].numel()
+    if x.dtype != torch.float32 or c % num_groups or c * hw > TABLE_VALUES:
+        raise ValueError(f"expert group_norm takes float32 x [N, C, *] with C a multiple of the groups and "
+                         f"C x spatial at most {TABLE_VALUES}, not {x.dtype} {tuple(x.shape)} in {num_groups} groups")
+    rows, size = n * num_groups, (c // num_groups) * hw
+    y = torch.empty_like(x)
+    _launch("expert_group_norm", [x, weight.contiguous(), bias.contiguous(), y, rows, size, hw, num_groups,
+                                  float(eps), _rows_per_chunk(rows, size, GROUP_NORM_CHUNK_BYTES)])
+    return y
+
+
+def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    seq, heads, dim = x.shape
+    if x.dtype != torch.float32 or dim % 2:
+        raise ValueError(f"expert rope takes float32 x [seq, heads, dim] with an even dim, not {x.dtype} "
+                         f"{tuple(x.shape)}")
+    y = torch.empty_like(x)
+    positions = _chunk(seq, heads * dim * 4, ROPE_CHUNK_BYTES, "a position's heads")
+    _launch("expert_rope", [x, cos.contiguous(), sin.contiguous(), y, seq, heads, dim, positions])
+    return y
+
+
+def index_select(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    _int64(index)
+    n, dim = index.numel(), x.shape[1]
+    if x.dtype != torch.float32:
+        raise ValueError(f"expert index_select takes float32 rows, not {x.dtype}")
+    _check_band(n, "indices")
+    y = torch.empty((n, dim), dtype=x.dtype, device=x.device)
+    _launch("expert_index_select", [x, index.contiguous(), y, n, dim, _chunk(n, dim * 4, INDEX_CHUNK_BYTES, "a row")])
+    return y
+
+
+def scatter_add(out: torch.Tensor, index: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+    src = src.contiguous()
+    _int64(index)
+    n, dim = src.shape
+    if out.dtype != torch.float32 or src.dtype != torch.float32 or not out.is_contiguous() or dim > SUM_DIM \
+            or n > BAND_INDICES:
+        raise ValueError(f"expert scatter_add takes contiguous float32 rows of at most {SUM_DIM} values and at most "
+                         f"{BAND_INDICES} source rows, not {src.dtype} [{n}, {dim}]")
+    _launch("expert_scatter_add", [out, index.contiguous(), src, out.shape[0], n, dim])
+    return out
+
+
+def topk(x: torch.Tensor, k: int):
+    x = _f32_rows(x)
+    rows, cols = x.shape
+    if cols > TABLE_VALUES or not 1 <= k <= min(cols, 64):
+        raise ValueError(f"expert topk takes rows of at most {TABLE_VALUES} values and 1 <= k <= 64, "
+                         f"not {cols} and {k}")
+    values = torch.empty((rows, k), dtype=torch.float32, device=x.device)
+    indices = torch.empty((rows, k), dtype=torch.int64, device=x.device)
+    per_chunk = min(_rows_per_chunk(rows, cols, TOPK_CHUNK_BYTES), 4096 // k)
+    _launch("expert_topk", [x, values, indices, rows, cols, x.stride(0), k, per_chunk])
+    return values, indices
+
+
+def _segments(values: torch.Tensor, offsets: torch.Tensor):
+    """(segments, dim, rows per chunk) of a jagged float32 tensor."""
+    _int64(offsets)
+    if values.dtype != torch.float32 or values.dim() != 2:
+        raise ValueError(f"the expert jagged kernels take float32 values [total, dim], not {values.dtype} "
+                         f"{tuple(values.shape)}")
+    segments, dim = offsets.numel() - 1, values.shape[1]
+    _check_band(segments, "segments")
+    # Chunks of whole segments of at most this many rows (and segments).
+    per_chunk = JAGGED_CHUNK_BYTES // (dim * 4)
+    longest = int((offsets[1:] - offsets[:-1]).max()) if segments else 0
+    if longest > per_chunk:
+        raise ValueError(f"the expert jagged kernels take segments of at most {per_chunk} rows of {dim}, "
+                         f"not {longest}")
+    return segments, dim, per_chunk
+
+
+def jagged_sum(values: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+    segments, dim, per_chunk = _segments(values, offsets)
+    out = torch.empty((segments, dim), dtype=values.dtype, device=values.device)
+    _launch("expert_jagged_sum", [values.contiguous(), offsets, out, segments, dim, per_chunk])
+    return out
+
+
+def jagged_softmax(values: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+    segments, dim, per_chunk = _segments(values, offsets)
+    if dim > SUM_DIM:
+        raise ValueError(f"expert jagged_softmax takes rows of at most {SUM_DIM} values, not {dim}")
+    out = torch.empty_like(values)
+    _launch("expert_jagged_softmax", [values.contiguous(), offsets, out, segments, dim, per_chunk])
+    return out
+
+
+def jagged_dense_add(values: torch.Tensor, offsets: torch.Tensor, dense: torch.Tensor) -> torch.Tensor:
+    segments, dim, per_chunk = _segments(values, offsets)
+    out = torch.zeros_like(values)
+    _launch("expert_jagged_dense_add", [values.contiguous(), offsets, dense.contiguous(), out, segments,
+                                        dense.shape[1], dim, per_chunk])
+    return out
+
+
+#: Expert versions of the `LONG_TAIL` operators, by name; each takes the
+#: same arguments as its Triton counterpart.
+EXPERTS: Dict[str, Callable] = {
+    "softmax": softmax, "layer_norm": layer_norm, "rms_norm": rms_norm, "group_norm": group_norm,
+    "swiglu": swiglu, "rope": rope, "cross_entropy": cross_entropy, "embedding_bag": embedding_bag,
+    "index_select": index_select, "scatter_add": lambda o, i, s: scatter_add(o.clone(), i, s), "cumsum": cumsum,
+    "topk": lambda x: topk(x, 8), "jagged_dense_add": jagged_dense_add, "jagged_sum": jagged_sum,
+    "jagged_softmax": jagged_softmax, "quantize_int8": quantize_rows,
+    "quantize_fp8": lambda x: quantize_rows(x, torch.float8_e4m3fn),
+}
