@@ -22,7 +22,8 @@ echo "== ctest"
 ctest --test-dir "$build" --output-on-failure || status=1
 echo "== pytest"
 # One worker per core (pytest-xdist); a file's tests stay on one worker, so
-# its kernels are compiled once. Compiled objects are shared across workers
-# and runs through the object cache (docs/python.md).
-"$PYTHON" -m pytest -q -n auto --dist loadfile test/python || status=1
+# its kernels are compiled once, except tests that name a group of their own
+# (test/python/conftest.py). Compiled objects are shared across workers and
+# runs through the object cache (docs/python.md).
+"$PYTHON" -m pytest -q -n auto --dist loadgroup test/python || status=1
 exit $status

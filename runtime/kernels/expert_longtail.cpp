@@ -2,21 +2,25 @@
 //
 // The expert C++ baselines of the long-tail operators (the paper's Figure 8),
 // written by hand against device.h the way an MTIA expert would, and launched
-// on torch tensors by python/triton_mtia/kernels/expert.py:
+// on torch tensors by python/triton_mtia/kernels/expert.py (all f32):
 //
-//  - expert_softmax: y = softmax(x) over each row of x [rows, cols] (f32).
-//  - expert_rms_norm: y = x / sqrt(mean(x^2) + eps) * w over each row (f32).
-//  - expert_layer_norm: y = (x - mean) / sqrt(var + eps) * w + b over each
-//    row (f32), two passes over the row in local memory as the Triton
-//    kernel makes.
-//  - expert_swiglu: y = silu(a) * b, elementwise over n f32 values.
-//  - expert_cumsum: y = the running sum of each row of x [rows, cols] (f32),
-//    one SE scan per chunk of rows.
-//  - expert_quantize_int8: q = round(x / scale) and scale = max|x| / 127 per
-//    row of x [rows, cols] (f32 in, int8 and f32 out), the SE's Quantize
-//    rounding and saturating in one command.
-//  - expert_embedding_bag: out[b] = the sum of weight's rows indices[i] for
-//    offsets[b] <= i < offsets[b + 1] (f32 rows, int64 indices).
+//  - expert_softmax, expert_rms_norm, expert_layer_norm: over each row of
+//    x [rows, cols]; layer norm in two passes over the row in local memory.
+//  - expert_group_norm: layer norm over each (sample, group) of x [N, C, HW],
+//    with per-channel weights widened once per program.
+//  - expert_cross_entropy: logsumexp(x) - x[target] per row.
+//  - expert_cumsum: the running sum of each row, one SE scan per chunk.
+//  - expert_quantize_rows: q = x / scale, scale = max|x| / 127 (int8, the
+//    SE's Quantize rounding and saturating in the conversion) or / 448 (fp8
+//    e4m3) per row.
+//  - expert_topk: the K largest values of each row and their positions.
+//  - expert_swiglu: silu(a) * b, elementwise.
+//  - expert_rope: rotary embedding of x [seq, heads, dim], "rotate half".
+//  - expert_embedding_bag, expert_index_select, expert_scatter_add: rows of
+//    a table summed per bag, gathered, or added into the rows an index
+//    names.
+//  - expert_jagged_sum, expert_jagged_softmax, expert_jagged_dense_add: over
+//    the segments of a jagged tensor (values [total, dim], offsets [B + 1]).
 //
 // What makes them expert work rather than a transcription of the Triton
 // kernels:
@@ -27,17 +31,29 @@
 //  * tiles have the row's exact width (781 columns, not 1024): no padding,
 //    no masks, no work on lanes that hold nothing;
 //  * the DMA of chunk i + 1 is issued before chunk i is computed (two tiles
-//    in the input CB), and the result's DMA out overlaps the next chunk;
+//    in the input CB), and the result's DMA out overlaps the next chunk
+//    (overChunks, the one pipeline of every kernel here);
 //  * the fabric's commands are issued by the scalar core 0, the SIMD
 //    engine's by the vector core 1 (onCore), so neither core's issue cost
 //    delays the other's unit;
 //  * accumulating commands replace the tile they read (replaceFront), so a
 //    CB holds one tile where it would hold two;
-//  * the embedding bag reads a program's offsets and each bag's indices in
-//    one DMA each (the core reads them from local memory), issues the
-//    bag's row DMAs back to back so that they are in flight together, and
-//    sums the rows, which land one after another in one CB, with one
-//    reduction per group of rows instead of an add per row.
+//  * gathers (embedding bag, index_select, scatter_add) read a band's
+//    indices in one DMA (the core reads them from local memory) and issue
+//    the rows' DMAs back to back so that they are in flight together; rows
+//    to sum land one after another in one CB and are summed by one
+//    reduction per group of rows instead of an add per row;
+//  * scatter_add is owner-computes: each program sums the source rows that
+//    land on its band of rows, so no two programs write a row and no atomic
+//    is needed, and a row that receives nothing is not touched;
+//  * jagged kernels move chunks of whole segments in one DMA (segments are
+//    contiguous) and reduce each segment along its rows in local memory:
+//    jagged softmax reads each value once where the Triton kernel reads it
+//    twice;
+//  * cross-entropy gathers each row's target logit from the chunk already
+//    in local memory (seGather), rope broadcasts cos and sin over the heads
+//    through views, group norm applies a run of consecutive groups' weights
+//    in one command.
 //
 // The scalar code between the commands is charged with scalarCycles() by the
 // cost table of the compiler's mtia-scalar-cost pass (1 per ALU op, 3 per

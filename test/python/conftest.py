@@ -24,6 +24,17 @@ def pytest_configure(config):
         setattr(triton_mtia.settings, name, False)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    # Under pytest-xdist's --dist loadgroup (scripts/test.sh) a test without
+    # a group of its own runs on the worker of its file, so that a file's
+    # kernels are compiled once; a test that is a long job by itself (a
+    # subprocess run of a suite) names its own group and runs beside them.
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def mtia_active():
     triton_mtia.activate()
