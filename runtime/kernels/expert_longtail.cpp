@@ -43,9 +43,9 @@
 //    the rows' DMAs back to back so that they are in flight together; rows
 //    to sum land one after another in one CB and are summed by one
 //    reduction per group of rows instead of an add per row;
-//  * scatter_add is owner-computes: each program sums the source rows that
-//    land on its band of rows, so no two programs write a row and no atomic
-//    is needed, and a row that receives nothing is not touched;
+//  * scatter_add moves a chunk of source rows in one DMA and adds it into
+//    its rows of the output with one atomic command over the chunk, its
+//    addresses made by one SE command;
 //  * jagged kernels move chunks of whole segments in one DMA (segments are
 //    contiguous) and reduce each segment along its rows in local memory:
 //    jagged softmax reads each value once where the Triton kernel reads it
@@ -63,8 +63,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "mtia/device.h"
-
-#include <vector>
 
 using namespace mtia;
 
@@ -682,50 +680,48 @@ void expert_index_select(Ctx *c, const Arg *a) {
   cbPop(c, kBias, (band.end - band.first) * 8);
 }
 
-/// Args: out, index, src, rows (of out), n (of src), dim. out[index[i]] +=
-/// src[i], owner computes: a program owns a band of out's rows, reads all
-/// n indices (one DMA), and sums each of its rows with the source rows
-/// that land on it, so that no two programs write a row and no atomic is
-/// needed; a row that receives nothing is neither read nor written.
+/// Args: out, index, src, n (rows of src), dim, G (rows per chunk).
+/// out[index[i]] += src[i] with the memory-side atomics, as rows of several
+/// programs may land on one row of out: a program's band of source rows in
+/// chunks of G rows, each chunk one DMA in, one address tile built by the SE
+/// (index * dim * 4 + the column's byte offset, broadcast along the row)
+/// and one atomic add command for the whole chunk, where the Triton kernel
+/// makes a program, an index load and an atomic command per source row.
 void expert_scatter_add(Ctx *c, const Arg *a) {
   const uint64_t out = a[0].u, index = a[1].u, src = a[2].u;
-  const int64_t rows = a[3].i, n = a[4].i, dim = a[5].i;
-  const Band band = bandOf(c, rows);
+  const int64_t n = a[3].i, dim = a[4].i, G = a[5].i;
+  const Band band = bandOf(c, n);
   scalarCycles(c, 50);
-  if (band.first >= band.end || n == 0)
+  if (band.first >= band.end)
     return;
-  dmaIn(c, kBias, DType::I64, index, box1(n), immInt(DType::I64, 0));
-  // Per owned row, the list of its source rows in index order: heads and
-  // links in the core's scratch memory, one pass over the indices.
-  const int64_t owned = band.end - band.first;
-  std::vector<int64_t> head(owned, -1), tail(owned, -1), next(n, -1);
-  for (int64_t i = 0; i < n; ++i) {
-    scalarCycles(c, 8); // an index, two compares, a link
-    const int64_t r = readInt(c, kBias, DType::I64, i) - band.first;
-    if (r < 0 || r >= owned)
-      continue;
-    (tail[r] < 0 ? head[r] : next[tail[r]]) = i;
-    tail[r] = i;
-  }
-  std::vector<int64_t> sources;
-  for (int64_t r = 0; r < owned; ++r) {
-    scalarCycles(c, 4);
-    if (head[r] < 0)
-      continue;
-    sources.assign(1, -1); // the row itself first, then its sources
-    for (int64_t i = head[r]; i >= 0; i = next[i]) {
-      scalarCycles(c, 3);
-      sources.push_back(i);
-    }
-    const uint64_t target = out + uint64_t((band.first + r) * dim) * 4;
-    sumOfRows(c, int64_t(sources.size()), dim, [&](int64_t k) {
-      return sources[k] < 0 ? target : src + uint64_t(sources[k] * dim) * 4;
-    });
-    scalarCycles(c, 4);
-    dmaOut(c, kOut, DType::F32, target, rowsBox(1, dim, dim));
-    cbPop(c, kOut, dim * 4);
-  }
-  cbPop(c, kBias, n * 8);
+  constexpr int32_t kColumns = kW, kAddresses = kWork;
+  dmaIn(c, kBias, DType::I64, index + uint64_t(band.first) * 8, box1(band.end - band.first), immInt(DType::I64, 0));
+  // out + 4 d for each column d, once per program.
+  engines(c);
+  seIota(c, kColumns, DType::I64, dim, 0);
+  replaceFront(c, kColumns);
+  se(c, SeOp::Fma, kColumns, DType::I64, shape1(dim), view(kColumns, DType::I64, 1), immInt(DType::I64, 4),
+     immInt(DType::I64, int64_t(out)));
+  fabric(c);
+  overChunks(
+      c, band.first, band.end, [&](int64_t i) { return min64(band.end, i + G); },
+      [&](int64_t i0, int64_t i1) {
+        scalarCycles(c, 8); // the chunk's rows and address
+        dmaIn(c, kIn, DType::F32, src + uint64_t(i0 * dim) * 4, rowsBox(i1 - i0, dim, dim), immFloat(DType::F32, 0));
+      },
+      [&](int64_t i0, int64_t i1) {
+        se(c, SeOp::Fma, kAddresses, DType::I64, shape2(i1 - i0, dim),
+           viewAt(kBias, DType::I64, i0 - band.first, 1, 0), immInt(DType::I64, dim * 4),
+           view(kColumns, DType::I64, 0, 1));
+      },
+      [&](int64_t i0, int64_t i1) {
+        const int64_t rows = i1 - i0;
+        atomicRmw(c, -1, RmwOp::FAdd, DType::F32, shape2(rows, dim), kAddresses, view(kIn, DType::F32, dim, 1));
+        cbPop(c, kAddresses, rows * dim * 8);
+        cbPop(c, kIn, rows * dim * 4);
+      });
+  cbPop(c, kColumns, dim * 8);
+  cbPop(c, kBias, (band.end - band.first) * 8);
 }
 
 /// Args: x, values, indices, rows, cols, ld, K, R. The K largest values of
@@ -939,6 +935,7 @@ constexpr int64_t kSwigluChunkBytes = 16 * 1024;
 constexpr int64_t kRopeChunkBytes = 32 * 1024;
 constexpr int64_t kJaggedChunkBytes = 32 * 1024;
 constexpr int64_t kIndexChunkBytes = 64 * 1024;
+constexpr int64_t kScatterChunkBytes = 32 * 1024;
 constexpr int64_t kTable = 8192 * 4, kBandIndices = 4096 * 8, kStats = 2 * 4096;
 extern const KernelInfo expert_softmax_info = {
     kDeviceAbiVersion, "expert_softmax", 7, 4,
@@ -962,15 +959,16 @@ extern const KernelInfo expert_quantize_rows_info = {
 extern const KernelInfo expert_cross_entropy_info = {
     kDeviceAbiVersion, "expert_cross_entropy", 7, 7,
     {2 * kRowChunkBytes, kStats, kRowChunkBytes, kStats, kStats, kBandIndices, kStats}};
-/// Embedding bag and scatter_add (sumOfRows): rows of at most kSumDim f32
-/// values, a bag of at most 4,096 indices.
+/// Embedding bag (sumOfRows): rows of at most kSumDim f32 values, a bag of
+/// at most 4,096 indices. scatter_add: chunks of src of at most
+/// kScatterChunkBytes, their addresses twice that.
 constexpr int64_t kSumDim = 1024;
 extern const KernelInfo expert_embedding_bag_info = {
     kDeviceAbiVersion, "expert_embedding_bag", 6, 6,
     {2 * kGroupRows * kSumDim * 4, kBandIndices, kSumDim * 4, 2 * kSumDim * 4, 0, kBandIndices}};
 extern const KernelInfo expert_scatter_add_info = {
     kDeviceAbiVersion, "expert_scatter_add", 6, 6,
-    {2 * kGroupRows * kSumDim * 4, 0, kSumDim * 4, 2 * kSumDim * 4, 0, kBandIndices}};
+    {2 * kScatterChunkBytes, 0, 2 * 2 * kScatterChunkBytes, 0, 2 * kSumDim * 8, kBandIndices}};
 extern const KernelInfo expert_index_select_info = {
     kDeviceAbiVersion, "expert_index_select", 6, 6, {2 * kIndexChunkBytes, 0, 0, 0, 0, kBandIndices}};
 extern const KernelInfo expert_swiglu_info = {

@@ -35,6 +35,7 @@ SWIGLU_CHUNK_BYTES = 16 * 1024
 ROPE_CHUNK_BYTES = 32 * 1024
 JAGGED_CHUNK_BYTES = 32 * 1024
 INDEX_CHUNK_BYTES = 64 * 1024
+SCATTER_CHUNK_BYTES = 32 * 1024
 #: Values in a weight table (rms norm, layer norm, group norm's widened
 #: tables), in a band's targets, indices or offsets, and in a summed row
 #: (embedding bag, scatter_add).
@@ -243,11 +244,11 @@ def scatter_add(out: torch.Tensor, index: torch.Tensor, src: torch.Tensor) -> to
     src = src.contiguous()
     _int64(index)
     n, dim = src.shape
-    if out.dtype != torch.float32 or src.dtype != torch.float32 or not out.is_contiguous() or dim > SUM_DIM \
-            or n > BAND_INDICES:
-        raise ValueError(f"expert scatter_add takes contiguous float32 rows of at most {SUM_DIM} values and at most "
-                         f"{BAND_INDICES} source rows, not {src.dtype} [{n}, {dim}]")
-    _launch("expert_scatter_add", [out, index.contiguous(), src, out.shape[0], n, dim])
+    if out.dtype != torch.float32 or src.dtype != torch.float32 or not out.is_contiguous() or dim > SUM_DIM:
+        raise ValueError(f"expert scatter_add takes contiguous float32 rows of at most {SUM_DIM} values, "
+                         f"not {src.dtype} [{n}, {dim}]")
+    _check_band(n, "source rows")
+    _launch("expert_scatter_add", [out, index.contiguous(), src, n, dim, _chunk(n, dim * 4, SCATTER_CHUNK_BYTES, "a row")])
     return out
 
 
