@@ -6,7 +6,8 @@
 // a generated kernel; the runtime's unit tests link it directly.
 //
 //  - expert_gemm: C[M, N] (f32) = A[M, K] (f16) x B[K, N] (f16), both
-//    row-major. One program per BM x BN block of C; K in steps of BK with
+//    row-major; with `int8`, C (i32) = A (i8) x B (i8), the DPE's int8
+//    mode with 32-bit accumulation. One program per BM x BN block of C; K in steps of BK with
 //    double-buffered DMA (two tiles per CB: the DMA of step s+2 waits only
 //    for the DPE of step s); the accumulator is a CB the DPE reads and
 //    rewrites each step. With `dual`, core 1 issues the DPE and the pops
@@ -65,34 +66,35 @@ constexpr int32_t kCbA = 0, kCbB = 1, kCbAcc = 2;
 
 extern "C" {
 
-/// Args: A, B, C, M, N, K, BM, BN, BK, dual, packed.
+/// Args: A, B, C, M, N, K, BM, BN, BK, dual, packed, int8.
 void expert_gemm(Ctx *c, const Arg *a) {
   const uint64_t A = a[0].u, B = a[1].u, C = a[2].u;
   const int64_t M = a[3].i, N = a[4].i, K = a[5].i;
   const int64_t BM = a[6].i, BN = a[7].i, BK = a[8].i;
   const bool dual = a[9].i != 0;
   const bool packed = a[10].i != 0;
+  const bool int8 = a[11].i != 0;
+  const DType in = int8 ? DType::I8 : DType::F16, acc = int8 ? DType::I32 : DType::F32;
+  const int64_t size = int8 ? 1 : 2; // bytes of an element of A and B
+  const Operand zero = int8 ? immInt(DType::I8, 0) : immFloat(DType::F16, 0);
   const int64_t blocksN = cdiv(N, BN);
   const int64_t pid = programId(c, 0);
   const int64_t m0 = pid / blocksN * BM, n0 = pid % blocksN * BN;
   const int64_t steps = cdiv(K, BK);
   const Shape aShape = shape2(BM, BK), bShape = shape2(BK, BN), cShape = shape2(BM, BN);
-  // 11 argument loads, three divides and a remainder (cdiv x2, pid / and %),
-  // four multiplies, a few adds.
-  scalarCycles(c, 100);
+  // 12 argument loads, three divides and a remainder (cdiv x2, pid / and %),
+  // four multiplies, a few adds, the dtype selects.
+  scalarCycles(c, 104);
 
   auto load = [&](int64_t s) {
     // k0, two addresses (packed: a divide more), two boxes of clamps.
     scalarCycles(c, packed ? 56 : 32);
     const int64_t k0 = s * BK;
-    dmaIn(c, kCbA, DType::F16, A + uint64_t(m0 * K + k0) * 2,
-          tileBox(BM, BK, K, M - m0, K - k0), immFloat(DType::F16, 0));
+    dmaIn(c, kCbA, in, A + uint64_t(m0 * K + k0) * size, tileBox(BM, BK, K, M - m0, K - k0), zero);
     if (packed)
-      dmaIn(c, kCbB, DType::F16, B + uint64_t((n0 / BN * K + k0) * BN) * 2,
-            tileBox(BK, BN, BN, K - k0, BN), immFloat(DType::F16, 0));
+      dmaIn(c, kCbB, in, B + uint64_t((n0 / BN * K + k0) * BN) * size, tileBox(BK, BN, BN, K - k0, BN), zero);
     else
-      dmaIn(c, kCbB, DType::F16, B + uint64_t(k0 * N + n0) * 2,
-            tileBox(BK, BN, N, K - k0, N - n0), immFloat(DType::F16, 0));
+      dmaIn(c, kCbB, in, B + uint64_t(k0 * N + n0) * size, tileBox(BK, BN, N, K - k0, N - n0), zero);
   };
   load(0);
   if (steps > 1)
@@ -102,11 +104,10 @@ void expert_gemm(Ctx *c, const Arg *a) {
     scalarCycles(c, 21);
     if (dual)
       onCore(c, 1);
-    const Operand acc = s == 0 ? immFloat(DType::F32, 0) : tile(kCbAcc, DType::F32, cShape);
-    dpe(c, kCbAcc, DType::F32, BM, BN, BK, tile(kCbA, DType::F16, aShape),
-        tile(kCbB, DType::F16, bShape), acc);
-    cbPop(c, kCbA, BM * BK * 2);
-    cbPop(c, kCbB, BK * BN * 2);
+    const Operand partial = s > 0 ? tile(kCbAcc, acc, cShape) : int8 ? immInt(acc, 0) : immFloat(acc, 0);
+    dpe(c, kCbAcc, acc, BM, BN, BK, tile(kCbA, in, aShape), tile(kCbB, in, bShape), partial);
+    cbPop(c, kCbA, BM * BK * size);
+    cbPop(c, kCbB, BK * BN * size);
     if (s > 0)
       cbPop(c, kCbAcc, BM * BN * 4);
     if (dual)
@@ -115,14 +116,14 @@ void expert_gemm(Ctx *c, const Arg *a) {
       load(s + 2);
   }
   scalarCycles(c, 18); // C's address, its box, the pop size
-  dmaOut(c, kCbAcc, DType::F32, C + uint64_t(m0 * N + n0) * 4, tileBox(BM, BN, N, M - m0, N - n0));
+  dmaOut(c, kCbAcc, acc, C + uint64_t(m0 * N + n0) * 4, tileBox(BM, BN, N, M - m0, N - n0));
   cbPop(c, kCbAcc, BM * BN * 4);
 }
 
 /// Capacities fit both calibration shapes: A 2 x 256x64 / 512x32 f16,
 /// B 2 x 64x128 f16, acc 2 x 256x128 / 512x64 f32 (352 KiB of 384).
 extern const KernelInfo expert_gemm_info = {
-    kDeviceAbiVersion, "expert_gemm", 11, 3, {2 * 256 * 64 * 2, 2 * 64 * 128 * 2, 2 * 256 * 128 * 4}};
+    kDeviceAbiVersion, "expert_gemm", 12, 3, {2 * 256 * 64 * 2, 2 * 64 * 128 * 2, 2 * 256 * 128 * 4}};
 
 /// Args: src (>= 2 x 64x64 f16), count.
 void dpe_stream(Ctx *c, const Arg *a) {

@@ -39,7 +39,7 @@ sim::LaunchSummary gemm(rt::Simulator &sim, int64_t M, int64_t N, int64_t K, int
   return sim.launch(expert_gemm, expert_gemm_info, {blocks, 1, 1},
                     {intArg(int64_t(a)), intArg(int64_t(b)), intArg(int64_t(c)), intArg(M),
                      intArg(N), intArg(K), intArg(bm), intArg(bn), intArg(bk), intArg(dual),
-                     intArg(packed)},
+                     intArg(packed), intArg(0)},
                     {fake(a, uint64_t(M * K * 2), aInSram), fake(b, uint64_t(K * ((N + bn - 1) / bn * bn) * 2), bInSram),
                      fake(c, uint64_t(M * N * 4), cInSram)});
 }
@@ -62,13 +62,36 @@ TEST(Calibration, ExpertGemmIsFunctionallyExact) {
   const int64_t bm = 64, bn = 64, bk = 32;
   sim.launch(expert_gemm, expert_gemm_info, {(M + bm - 1) / bm * ((N + bn - 1) / bn), 1, 1},
              {ptrArg(A.data()), ptrArg(B.data()), ptrArg(C.data()), intArg(M), intArg(N),
-              intArg(K), intArg(bm), intArg(bn), intArg(bk), intArg(1), intArg(0)},
+              intArg(K), intArg(bm), intArg(bn), intArg(bk), intArg(1), intArg(0), intArg(0)},
              {regionOf(A), regionOf(B), regionOf(C)});
   for (int64_t i = 0; i < M; ++i)
     for (int64_t j = 0; j < N; ++j) {
       float want = 0;
       for (int64_t k = 0; k < K; ++k)
         want += sim::floatFromHalf(A[size_t(i * K + k)]) * sim::floatFromHalf(B[size_t(k * N + j)]);
+      ASSERT_EQ(C[size_t(i * N + j)], want) << i << "," << j;
+    }
+}
+
+TEST(Calibration, ExpertInt8GemmIsExact) {
+  const int64_t M = 200, N = 136, K = 100; // partial blocks in every dimension
+  std::vector<int8_t> A(size_t(M * K)), B(size_t(K * N));
+  std::vector<int32_t> C(size_t(M * N));
+  for (size_t i = 0; i < A.size(); ++i)
+    A[i] = int8_t(int(i * 37 % 256) - 128);
+  for (size_t i = 0; i < B.size(); ++i)
+    B[i] = int8_t(int(i * 91 % 255) - 127);
+  rt::Simulator sim(sim::smallPreset());
+  const int64_t bm = 64, bn = 64, bk = 32;
+  sim.launch(expert_gemm, expert_gemm_info, {(M + bm - 1) / bm * ((N + bn - 1) / bn), 1, 1},
+             {ptrArg(A.data()), ptrArg(B.data()), ptrArg(C.data()), intArg(M), intArg(N),
+              intArg(K), intArg(bm), intArg(bn), intArg(bk), intArg(1), intArg(0), intArg(1)},
+             {regionOf(A), regionOf(B), regionOf(C)});
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      int32_t want = 0;
+      for (int64_t k = 0; k < K; ++k)
+        want += int32_t(A[size_t(i * K + k)]) * int32_t(B[size_t(k * N + j)]);
       ASSERT_EQ(C[size_t(i * N + j)], want) << i << "," << j;
     }
 }

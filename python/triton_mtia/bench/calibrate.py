@@ -78,14 +78,15 @@ def _sim(**overrides):
     return sim.Simulator({**sim.presets()["mtia2i"], **overrides})
 
 
-def _gemm(sim, so, M, N, K, bm, bn, bk, *, dual=False, packed=False, place=("sram", "sram", "sram")):
+def _gemm(sim, so, M, N, K, bm, bn, bk, *, dual=False, packed=False, int8=False, place=("sram", "sram", "sram")):
     a, b, c = _BASE, _BASE + _SPAN, _BASE + 2 * _SPAN
     blocks = -(-M // bm) * -(-N // bn)
-    b_bytes = K * (-(-N // bn) * bn) * 2
+    size = 1 if int8 else 2
+    b_bytes = K * (-(-N // bn) * bn) * size
     return sim.launch(so, "expert_gemm", (blocks, 1, 1),
                       [("p", a), ("p", b), ("p", c), ("i", M), ("i", N), ("i", K), ("i", bm), ("i", bn),
-                       ("i", bk), ("i", int(dual)), ("i", int(packed))],
-                      [(a, M * K * 2, place[0]), (b, b_bytes, place[1]), (c, M * N * 4, place[2])])
+                       ("i", bk), ("i", int(dual)), ("i", int(packed)), ("i", int(int8))],
+                      [(a, M * K * size, place[0]), (b, b_bytes, place[1]), (c, M * N * 4, place[2])])
 
 
 def check_gemm_math(so) -> float:
@@ -98,7 +99,7 @@ def check_gemm_math(so) -> float:
     sim = _sim()
     sim.launch(so, "expert_gemm", (-(-M // 64) * -(-N // 64), 1, 1),
                [("p", A.ctypes.data), ("p", B.ctypes.data), ("p", C.ctypes.data), ("i", M), ("i", N),
-                ("i", K), ("i", 64), ("i", 64), ("i", 32), ("i", 1), ("i", 0)],
+                ("i", K), ("i", 64), ("i", 64), ("i", 32), ("i", 1), ("i", 0), ("i", 0)],
                [(A.ctypes.data, A.nbytes), (B.ctypes.data, B.nbytes), (C.ctypes.data, C.nbytes)])
     return float(np.abs(C - A.astype(np.float32) @ B.astype(np.float32)).max())
 

@@ -14,7 +14,8 @@ much longer and is not part of CI.
   library's dispatcher (`triton_mtia.kernels.gemm`) and the expert C++ GEMM
   (runtime/kernels/expert_gemm.cpp, both cores, double-buffered DMA, its
   blocks chosen to give every PE a tile) side by side, on recommendation-
-  and generative-model shapes; fp16 operands in LPDDR at launch.
+  and generative-model shapes, fp16, and recommendation shapes in int8
+  (32-bit accumulation); operands in LPDDR at launch.
 * fig7: fused attention (`kernels.attention`) over the decomposed baseline
   (`kernels.attention_decomposed`: batched GEMM, softmax, batched GEMM,
   each one launch over all heads), for
@@ -81,6 +82,9 @@ GEMM_SHAPES = {
                    (512, 2048, 26592)],
 }
 GEMM_SHAPES_QUICK = {"recommendation": [(32, 1024, 1024), (128, 512, 1024)], "generative": [(512, 512, 512)]}
+#: int8 GEMMs of Figure 6 (quantized recommendation inference).
+GEMM_INT8_SHAPES = {"recommendation": [(32, 4096, 1024), (128, 2048, 2048), (512, 1024, 4096), (2048, 512, 1024)]}
+GEMM_INT8_SHAPES_QUICK = {"recommendation": [(128, 512, 1024)]}
 
 #: Attention configurations (heads, L, D) of Figure 7.
 ATTENTION = {
@@ -135,29 +139,33 @@ def _expert_blocks(M: int, N: int) -> tuple:
 
 def fig6(quick: bool) -> List[Dict[str, object]]:
     rows = []
-    shapes = GEMM_SHAPES_QUICK if quick else GEMM_SHAPES
+    runs = [(torch.float16, GEMM_SHAPES_QUICK if quick else GEMM_SHAPES),
+            (torch.int8, GEMM_INT8_SHAPES_QUICK if quick else GEMM_INT8_SHAPES)]
     with tempfile.TemporaryDirectory() as tmp:
         so = calibrate.build_kernels(tmp)
-        for model, group in shapes.items():
-            for M, N, K in group:
-                _progress(f"fig6 {model} GEMM {M}x{N}x{K}")
-                runtime.configure(timing_only=1)
-                a = torch.empty(M, K, dtype=torch.float16, device=DEVICE)
-                b = torch.empty(K, N, dtype=torch.float16, device=DEVICE)
-                plan = kernels.gemm_plan(M, N, K, torch.float16)
-                triton_cycles = _cycles(lambda: kernels.gemm(a, b))
-                del a, b
-                bm, bn, bk = _expert_blocks(M, N)
-                sim = calibrate._sim(timing_only=1)
-                expert = calibrate._gemm(sim, so, M, N, K, bm, bn, bk, dual=True,
-                                         place=("lpddr", "lpddr", "lpddr"))["cycles"]
-                roof = kernels.roofline_cycles(M, N, K, torch.float16)
-                rows.append({"model": model, "M": M, "N": N, "K": K, "variant": plan.variant,
-                             "block": list(plan.block), "expert_block": [bm, bn, bk],
-                             "triton_cycles": triton_cycles, "expert_cycles": int(expert),
-                             "roofline_cycles": round(roof, 1), "triton_roofline_frac": round(roof / triton_cycles, 4),
-                             "expert_roofline_frac": round(roof / expert, 4),
-                             "triton_over_expert_speed": round(expert / triton_cycles, 4)})
+        for dtype, shapes in runs:
+            name = str(dtype).replace("torch.", "")
+            for model, group in shapes.items():
+                for M, N, K in group:
+                    _progress(f"fig6 {model} {name} GEMM {M}x{N}x{K}")
+                    runtime.configure(timing_only=1)
+                    a = torch.empty(M, K, dtype=dtype, device=DEVICE)
+                    b = torch.empty(K, N, dtype=dtype, device=DEVICE)
+                    plan = kernels.gemm_plan(M, N, K, dtype)
+                    triton_cycles = _cycles(lambda: kernels.gemm(a, b))
+                    del a, b
+                    bm, bn, bk = _expert_blocks(M, N)
+                    sim = calibrate._sim(timing_only=1)
+                    expert = calibrate._gemm(sim, so, M, N, K, bm, bn, bk, dual=True, int8=dtype == torch.int8,
+                                             place=("lpddr", "lpddr", "lpddr"))["cycles"]
+                    roof = kernels.roofline_cycles(M, N, K, dtype)
+                    rows.append({"model": model, "dtype": name, "M": M, "N": N, "K": K, "variant": plan.variant,
+                                 "block": list(plan.block), "expert_block": [bm, bn, bk],
+                                 "triton_cycles": triton_cycles, "expert_cycles": int(expert),
+                                 "roofline_cycles": round(roof, 1),
+                                 "triton_roofline_frac": round(roof / triton_cycles, 4),
+                                 "expert_roofline_frac": round(roof / expert, 4),
+                                 "triton_over_expert_speed": round(expert / triton_cycles, 4)})
     runtime.configure()
     return rows
 
@@ -428,7 +436,8 @@ def draw(figures: Dict[str, object], out: Path) -> Dict[str, str]:
 
     paired_bars("fig6", figures["fig6"], ("Triton (library)", lambda r: 100 * r["triton_roofline_frac"]),
                 ("expert C++", lambda r: 100 * r["expert_roofline_frac"]), (80, "--"),
-                lambda r: f"{r['M']}x{r['N']}x{r['K']}\n{r['model'][:3]}", "% of roofline", "Figure 6: GEMM, fp16")
+                lambda r: f"{r['M']}x{r['N']}x{r['K']}\n{r['model'][:3]} {r['dtype']}", "% of roofline",
+                "Figure 6: GEMM")
     paired_bars("fig7", figures["fig7"], ("non-causal", lambda r: r["full_speedup"]),
                 ("causal (zigzag)", lambda r: r["causal_speedup"]), (1, "-"),
                 lambda r: f"H{r['heads']} L{r['L']} D{r['D']}\n{r['model'][:3]}", "speedup over decomposed",
@@ -484,12 +493,15 @@ def report(figures: Dict[str, object], pictures: Dict[str, str], command: str, s
            f"(simulated cycles, deterministic; raw figures in the JSON).\n"]
     f6 = figures["fig6"]
     out += ["## Figure 6: GEMM, % of roofline\n", f"Paper: {PAPER['fig6']}.\n", f"![fig6]({pictures['fig6']})\n",
-            _table(["model", "M x N x K", "variant", "Triton", "expert", "Triton / expert speed"],
-                   [[r["model"], f"{r['M']}x{r['N']}x{r['K']}", r["variant"], pct(r["triton_roofline_frac"]),
-                     pct(r["expert_roofline_frac"]), f"{r['triton_over_expert_speed']:.2f}"] for r in f6]),
-            f"\nGeomean: Triton {pct(geomean([r['triton_roofline_frac'] for r in f6]))} of roofline, expert "
-            f"{pct(geomean([r['expert_roofline_frac'] for r in f6]))}; Triton / expert speed "
-            f"{geomean([r['triton_over_expert_speed'] for r in f6]):.2f}.\n"]
+            _table(["model", "dtype", "M x N x K", "variant", "Triton", "expert", "Triton / expert speed"],
+                   [[r["model"], r["dtype"], f"{r['M']}x{r['N']}x{r['K']}", r["variant"],
+                     pct(r["triton_roofline_frac"]), pct(r["expert_roofline_frac"]),
+                     f"{r['triton_over_expert_speed']:.2f}"] for r in f6]), "\n"]
+    for dtype in sorted({r["dtype"] for r in f6}):
+        rs = [r for r in f6 if r["dtype"] == dtype]
+        out += [f"Geomean, {dtype}: Triton {pct(geomean([r['triton_roofline_frac'] for r in rs]))} of roofline, "
+                f"expert {pct(geomean([r['expert_roofline_frac'] for r in rs]))}; Triton / expert speed "
+                f"{geomean([r['triton_over_expert_speed'] for r in rs]):.2f}.\n"]
     f7 = figures["fig7"]
     out += ["## Figure 7: fused attention over the decomposed baseline\n", f"Paper: {PAPER['fig7']}.\n",
             f"![fig7]({pictures['fig7']})\n",
