@@ -238,19 +238,20 @@ void sumOfRows(Ctx *c, int64_t count, int64_t dim, Address address) {
 /// The jagged kernels' chunks: the band of segments [first, end) (its
 /// end + 1 offsets read into kBias once, by the core from local memory) in
 /// chunks of whole segments, at most R segments and R rows in all (the host
-/// checks that a segment has at most R rows), the chunk's rows of `values` (contiguous, `dim`
-/// f32 values each) in one DMA into kIn. `compute(s0, s1)` and
-/// `store(s0, s1)` take the chunk's segments; `offset(s)` is the first row
-/// of segment s. A chunk of empty segments has no tile in kIn.
+/// checks that a segment has at most R rows), the chunk's rows of `values`
+/// (contiguous, `dim` f32 values each) in one DMA into kIn. `loadMore(s0,
+/// s1)` issues more of a chunk's DMAs; `segment(s, rows, len)` a segment's
+/// engine commands, `rows` the view of its `len` rows in kIn; `store(s0,
+/// s1)` the chunk's DMAs out. `offset(s)` is the first row of segment s.
 struct Segments {
   Ctx *c;
   Band band;
   int64_t offset(int64_t s) const { return readInt(c, kBias, DType::I64, s - band.first); }
 };
 
-template <class Load, class Compute, class Store>
+template <class Load, class Segment, class Store>
 void overSegmentChunks(Ctx *c, const Segments &segs, int64_t R, uint64_t values, int64_t dim, Load loadMore,
-                       Compute compute, Store store) {
+                       Segment segment, Store store) {
   overChunks(
       c, segs.band.first, segs.band.end,
       [&](int64_t s0) {
@@ -269,15 +270,40 @@ void overSegmentChunks(Ctx *c, const Segments &segs, int64_t R, uint64_t values,
                 immFloat(DType::F32, 0));
         loadMore(s0, s1);
       },
-      compute, store);
+      [&](int64_t s0, int64_t s1) {
+        const int64_t first = segs.offset(s0);
+        for (int64_t s = s0; s < s1; ++s) {
+          scalarCycles(c, 10); // two offsets, the length, loop control
+          const int64_t start = segs.offset(s);
+          segment(s, viewAt(kIn, DType::F32, (start - first) * dim, dim, 1), segs.offset(s + 1) - start);
+        }
+        if (segs.offset(s1) > first)
+          cbPop(c, kIn, (segs.offset(s1) - first) * dim * 4);
+      },
+      store);
 }
 
-/// Reads the band's offsets (end - first + 1 of them) into kBias.
-Segments readOffsets(Ctx *c, Band band, uint64_t offsets) {
+/// The band's int64 values at `ptr` (targets, indices) in one DMA into
+/// kBias, for the engines' views and the core's reads.
+void loadBandValues(Ctx *c, Band band, uint64_t ptr) {
+  dmaIn(c, kBias, DType::I64, ptr + uint64_t(band.first) * 8, box1(band.end - band.first), immInt(DType::I64, 0));
+}
+void releaseBandValues(Ctx *c, Band band) { cbPop(c, kBias, (band.end - band.first) * 8); }
+
+/// The band of `segments` of this program with its offsets read into kBias
+/// (see overSegmentChunks); an empty band reads nothing.
+Segments segmentsOf(Ctx *c, int64_t segments, uint64_t offsets) {
+  const Band band = bandOf(c, segments);
   if (band.first < band.end)
     dmaIn(c, kBias, DType::I64, offsets + uint64_t(band.first) * 8, box1(band.end - band.first + 1),
           immInt(DType::I64, 0));
   return {c, band};
+}
+
+/// Releases what segmentsOf read.
+void releaseOffsets(const Segments &segs) {
+  if (segs.band.first < segs.band.end)
+    cbPop(segs.c, kBias, (segs.band.end - segs.band.first + 1) * 8);
 }
 
 } // namespace
@@ -474,13 +500,10 @@ void expert_quantize_rows(Ctx *c, const Arg *a) {
 void expert_embedding_bag(Ctx *c, const Arg *a) {
   const uint64_t weight = a[0].u, indices = a[1].u, offsets = a[2].u, out = a[3].u;
   const int64_t bags = a[4].i, dim = a[5].i;
-  const Band band = bandOf(c, bags);
   scalarCycles(c, 50);
-  if (band.first >= band.end)
-    return;
   // The band's offsets, band + 1 of them, read by the core from local memory.
-  const Segments segs = readOffsets(c, band, offsets);
-  for (int64_t bag = band.first; bag < band.end; ++bag) {
+  const Segments segs = segmentsOf(c, bags, offsets);
+  for (int64_t bag = segs.band.first; bag < segs.band.end; ++bag) {
     scalarCycles(c, 12); // loop control, two offsets, the bag's length
     const int64_t start = segs.offset(bag), end = segs.offset(bag + 1);
     if (end > start) // the bag's indices in one DMA
@@ -494,7 +517,7 @@ void expert_embedding_bag(Ctx *c, const Arg *a) {
     dmaOut(c, kOut, DType::F32, out + uint64_t(bag * dim) * 4, rowsBox(1, dim, dim));
     cbPop(c, kOut, dim * 4);
   }
-  cbPop(c, kBias, (band.end - band.first + 1) * 8);
+  releaseOffsets(segs);
 }
 
 /// Args: logits, target, loss, rows, cols, ld, R. loss = logsumexp(x) -
@@ -508,8 +531,7 @@ void expert_cross_entropy(Ctx *c, const Arg *a) {
     return;
   // The band's targets in one DMA; each chunk gathers its picked logits
   // from the rows already in local memory (no second read of memory).
-  dmaIn(c, kBias, DType::I64, target + uint64_t(band.first) * 8, box1(band.end - band.first),
-        immInt(DType::I64, 0));
+  loadBandValues(c, band, target);
   overRowChunks(
       c, band, R, x, cols, ld,
       [&](int64_t r0, int64_t n) {
@@ -538,7 +560,7 @@ void expert_cross_entropy(Ctx *c, const Arg *a) {
         dmaOut(c, kOut, DType::F32, loss + uint64_t(r0) * 4, box1(n));
         cbPop(c, kOut, n * 4);
       });
-  cbPop(c, kBias, (band.end - band.first) * 8);
+  releaseBandValues(c, band);
 }
 
 /// Args: x, w, b, y, rows (samples x groups), group size, hw, groups, eps,
@@ -661,7 +683,7 @@ void expert_index_select(Ctx *c, const Arg *a) {
   scalarCycles(c, 50);
   if (band.first >= band.end)
     return;
-  dmaIn(c, kBias, DType::I64, index + uint64_t(band.first) * 8, box1(band.end - band.first), immInt(DType::I64, 0));
+  loadBandValues(c, band, index);
   overChunks(
       c, band.first, band.end, [&](int64_t i) { return min64(band.end, i + G); },
       [&](int64_t i0, int64_t i1) {
@@ -677,7 +699,7 @@ void expert_index_select(Ctx *c, const Arg *a) {
         dmaOut(c, kIn, DType::F32, y + uint64_t(i0 * dim) * 4, rowsBox(i1 - i0, dim, dim));
         cbPop(c, kIn, (i1 - i0) * dim * 4);
       });
-  cbPop(c, kBias, (band.end - band.first) * 8);
+  releaseBandValues(c, band);
 }
 
 /// Args: out, index, src, n (rows of src), dim, G (rows per chunk).
@@ -695,7 +717,7 @@ void expert_scatter_add(Ctx *c, const Arg *a) {
   if (band.first >= band.end)
     return;
   constexpr int32_t kColumns = kW, kAddresses = kWork;
-  dmaIn(c, kBias, DType::I64, index + uint64_t(band.first) * 8, box1(band.end - band.first), immInt(DType::I64, 0));
+  loadBandValues(c, band, index);
   // out + 4 d for each column d, once per program.
   engines(c);
   seIota(c, kColumns, DType::I64, dim, 0);
@@ -721,7 +743,7 @@ void expert_scatter_add(Ctx *c, const Arg *a) {
         cbPop(c, kIn, rows * dim * 4);
       });
   cbPop(c, kColumns, dim * 8);
-  cbPop(c, kBias, (band.end - band.first) * 8);
+  releaseBandValues(c, band);
 }
 
 /// Args: x, values, indices, rows, cols, ld, K, R. The K largest values of
@@ -756,7 +778,7 @@ void expert_topk(Ctx *c, const Arg *a) {
   overRowChunks(
       c, band, R, x, cols, ld,
       [&](int64_t, int64_t n) {
-        const Shape tile = shape2(n, cols), stat = shape1(n);
+        const Shape tile = shape2(n, cols);
         const Operand iota = view(kIota, DType::I32, 0, 1);
         for (int64_t k = 0; k < K; ++k) {
           scalarCycles(c, 4);
@@ -804,29 +826,18 @@ void expert_topk(Ctx *c, const Arg *a) {
 void expert_jagged_sum(Ctx *c, const Arg *a) {
   const uint64_t values = a[0].u, offsets = a[1].u, out = a[2].u;
   const int64_t segments = a[3].i, dim = a[4].i, R = a[5].i;
-  const Band band = bandOf(c, segments);
   scalarCycles(c, 50);
-  if (band.first >= band.end)
-    return;
-  const Segments segs = readOffsets(c, band, offsets);
+  const Segments segs = segmentsOf(c, segments, offsets);
   overSegmentChunks(
       c, segs, R, values, dim, [](int64_t, int64_t) {},
-      [&](int64_t s0, int64_t s1) {
-        const int64_t first = segs.offset(s0);
-        for (int64_t s = s0; s < s1; ++s) {
-          scalarCycles(c, 10); // two offsets, the length, loop control
-          const int64_t start = segs.offset(s), len = segs.offset(s + 1) - start;
-          if (len == 0)
-            se(c, SeOp::Copy, kOut, DType::F32, shape1(dim), immFloat(DType::F32, 0));
-          else
-            seReduce(c, ReduceOp::Sum, kOut, DType::F32, shape2(len, dim), /*axis=*/0,
-                     viewAt(kIn, DType::F32, (start - first) * dim, dim, 1));
-        }
-        if (segs.offset(s1) > first)
-          cbPop(c, kIn, (segs.offset(s1) - first) * dim * 4);
+      [&](int64_t, const Operand &rows, int64_t len) {
+        if (len == 0)
+          se(c, SeOp::Copy, kOut, DType::F32, shape1(dim), immFloat(DType::F32, 0));
+        else
+          seReduce(c, ReduceOp::Sum, kOut, DType::F32, shape2(len, dim), /*axis=*/0, rows);
       },
       [&](int64_t s0, int64_t s1) { storeRows(c, out, s0, s1 - s0, dim, dim); });
-  cbPop(c, kBias, (band.end - band.first + 1) * 8);
+  releaseOffsets(segs);
 }
 
 /// Args: values, offsets, out, segments, dim, R. Softmax over each
@@ -836,41 +847,31 @@ void expert_jagged_sum(Ctx *c, const Arg *a) {
 void expert_jagged_softmax(Ctx *c, const Arg *a) {
   const uint64_t values = a[0].u, offsets = a[1].u, out = a[2].u;
   const int64_t segments = a[3].i, dim = a[4].i, R = a[5].i;
-  const Band band = bandOf(c, segments);
   scalarCycles(c, 50);
-  if (band.first >= band.end)
-    return;
-  const Segments segs = readOffsets(c, band, offsets);
+  const Segments segs = segmentsOf(c, segments, offsets);
   overSegmentChunks(
       c, segs, R, values, dim, [](int64_t, int64_t) {},
-      [&](int64_t s0, int64_t s1) {
-        const int64_t first = segs.offset(s0);
-        for (int64_t s = s0; s < s1; ++s) {
-          scalarCycles(c, 10);
-          const int64_t start = segs.offset(s), len = segs.offset(s + 1) - start;
-          if (len == 0)
-            continue;
-          const Shape tile = shape2(len, dim);
-          const Operand rowsView = viewAt(kIn, DType::F32, (start - first) * dim, dim, 1);
-          seReduce(c, ReduceOp::Max, kStat, DType::F32, tile, /*axis=*/0, rowsView);
-          se(c, SeOp::Sub, kWork, DType::F32, tile, rowsView, view(kStat, DType::F32, 0, 1));
-          cbPop(c, kStat, dim * 4);
-          replaceFront(c, kWork);
-          se(c, SeOp::Exp, kWork, DType::F32, tile, view(kWork, DType::F32, dim, 1));
-          seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/0, view(kWork, DType::F32, dim, 1));
-          se(c, SeOp::Div, kOut, DType::F32, tile, view(kWork, DType::F32, dim, 1), view(kStat, DType::F32, 0, 1));
-          cbPop(c, kWork, len * dim * 4);
-          cbPop(c, kStat, dim * 4);
-        }
-        if (segs.offset(s1) > first)
-          cbPop(c, kIn, (segs.offset(s1) - first) * dim * 4);
+      [&](int64_t, const Operand &rows, int64_t len) {
+        if (len == 0)
+          return;
+        const Shape tile = shape2(len, dim);
+        const Operand column = view(kStat, DType::F32, 0, 1);
+        seReduce(c, ReduceOp::Max, kStat, DType::F32, tile, /*axis=*/0, rows);
+        se(c, SeOp::Sub, kWork, DType::F32, tile, rows, column);
+        cbPop(c, kStat, dim * 4);
+        replaceFront(c, kWork);
+        se(c, SeOp::Exp, kWork, DType::F32, tile, view(kWork, DType::F32, dim, 1));
+        seReduce(c, ReduceOp::Sum, kStat, DType::F32, tile, /*axis=*/0, view(kWork, DType::F32, dim, 1));
+        se(c, SeOp::Div, kOut, DType::F32, tile, view(kWork, DType::F32, dim, 1), column);
+        cbPop(c, kWork, len * dim * 4);
+        cbPop(c, kStat, dim * 4);
       },
       [&](int64_t s0, int64_t s1) {
         const int64_t first = segs.offset(s0), n = segs.offset(s1) - first;
         if (n > 0)
           storeRows(c, out, first, n, dim, dim);
       });
-  cbPop(c, kBias, (band.end - band.first + 1) * 8);
+  releaseOffsets(segs);
 }
 
 /// Args: values, offsets, dense, out, segments, max_len, dim, R. out = values
@@ -880,11 +881,8 @@ void expert_jagged_softmax(Ctx *c, const Arg *a) {
 void expert_jagged_dense_add(Ctx *c, const Arg *a) {
   const uint64_t values = a[0].u, offsets = a[1].u, dense = a[2].u, out = a[3].u;
   const int64_t segments = a[4].i, maxLen = a[5].i, dim = a[6].i, R = a[7].i;
-  const Band band = bandOf(c, segments);
   scalarCycles(c, 60);
-  if (band.first >= band.end)
-    return;
-  const Segments segs = readOffsets(c, band, offsets);
+  const Segments segs = segmentsOf(c, segments, offsets);
   auto rowsOf = [&](int64_t s) { return min64(segs.offset(s + 1) - segs.offset(s), maxLen); };
   overSegmentChunks(
       c, segs, R, values, dim,
@@ -896,26 +894,19 @@ void expert_jagged_dense_add(Ctx *c, const Arg *a) {
                   immFloat(DType::F32, 0));
         }
       },
-      [&](int64_t s0, int64_t s1) {
-        const int64_t first = segs.offset(s0);
-        for (int64_t s = s0; s < s1; ++s) {
-          scalarCycles(c, 8);
-          const int64_t n = rowsOf(s);
-          if (n == 0)
-            continue;
-          se(c, SeOp::Add, kOut, DType::F32, shape2(n, dim),
-             viewAt(kIn, DType::F32, (segs.offset(s) - first) * dim, dim, 1), view(kW, DType::F32, dim, 1));
-          cbPop(c, kW, n * dim * 4);
-        }
-        if (segs.offset(s1) > first)
-          cbPop(c, kIn, (segs.offset(s1) - first) * dim * 4);
+      [&](int64_t, const Operand &rows, int64_t len) {
+        const int64_t n = min64(len, maxLen);
+        if (n == 0)
+          return;
+        se(c, SeOp::Add, kOut, DType::F32, shape2(n, dim), rows, view(kW, DType::F32, dim, 1));
+        cbPop(c, kW, n * dim * 4);
       },
       [&](int64_t s0, int64_t s1) {
         for (int64_t s = s0; s < s1; ++s)
           if (rowsOf(s) > 0)
             storeRows(c, out, segs.offset(s), rowsOf(s), dim, dim);
       });
-  cbPop(c, kBias, (band.end - band.first + 1) * 8);
+  releaseOffsets(segs);
 }
 
 /// Capacities (kernels/expert.py picks R and chunk to fit them): for the
