@@ -122,6 +122,17 @@ def test_expert_kernels_refuse_what_they_do_not_take():
         EXPERTS["softmax"](torch.zeros(4, 8, dtype=torch.float16))
     with pytest.raises(ValueError, match="at most 8192"):
         EXPERTS["rms_norm"](torch.zeros(2, 10000), torch.zeros(10000))
+    with pytest.raises(ValueError, match="segments of at most 32 rows of 256, not 40"):
+        EXPERTS["jagged_sum"](torch.zeros(40, 256), torch.tensor([0, 40]))
+    with pytest.raises(ValueError, match="int64"):
+        EXPERTS["jagged_sum"](torch.zeros(4, 8), torch.tensor([0, 4], dtype=torch.int32))
+    with pytest.raises(ValueError, match="C a multiple of the groups"):
+        expert.group_norm(torch.zeros(2, 6, 4), torch.zeros(6), torch.zeros(6), num_groups=4)
+    with pytest.raises(ValueError, match="1 <= k <= 64"):
+        expert.topk(torch.zeros(4, 100), 65)
+    with pytest.raises(ValueError, match="at most 4095 bags a program"):
+        EXPERTS["embedding_bag"](torch.zeros(4, 8), torch.zeros(0, dtype=torch.int64),
+                                 torch.zeros(4095 * 64 + 2, dtype=torch.int64))
 
 
 def test_expert_embedding_bag_of_empty_and_long_bags():

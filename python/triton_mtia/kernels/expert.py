@@ -102,10 +102,13 @@ def _rows_per_chunk(rows: int, cols: int, chunk_bytes: int = ROW_CHUNK_BYTES) ->
     return _chunk(rows, cols * 4, chunk_bytes)
 
 
-def _check_band(count: int, what: str) -> None:
-    if _per_program(count) > BAND_INDICES:
-        raise ValueError(f"this expert kernel takes at most {BAND_INDICES} {what} a program "
-                         f"({BAND_INDICES * PROGRAMS} in all), not {count}")
+def _check_band(count: int, what: str, offsets: bool = False) -> None:
+    """A program's band of `count` reads its indices (or its offsets, one
+    more) into a buffer of BAND_INDICES values."""
+    most = BAND_INDICES - 1 if offsets else BAND_INDICES
+    if _per_program(count) > most:
+        raise ValueError(f"this expert kernel takes at most {most} {what} a program "
+                         f"({most * PROGRAMS} in all), not {count}")
 
 
 def _f32_rows(x: torch.Tensor) -> torch.Tensor:
@@ -183,7 +186,7 @@ def embedding_bag(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Te
     if weight.dtype != torch.float32 or dim > SUM_DIM or longest > BAND_INDICES:
         raise ValueError(f"expert embedding_bag takes float32 rows of at most {SUM_DIM} values and bags of at most "
                          f"{BAND_INDICES} indices, not {weight.dtype} rows of {dim} and a bag of {longest}")
-    _check_band(bags, "bags")
+    _check_band(bags, "bags", offsets=True)
     _int64(indices, offsets)
     out = torch.empty((bags, dim), dtype=weight.dtype, device=weight.device)
     _launch("expert_embedding_bag", [weight, indices, offsets, out, bags, dim])
@@ -272,7 +275,7 @@ def _segments(values: torch.Tensor, offsets: torch.Tensor):
         raise ValueError(f"the expert jagged kernels take float32 values [total, dim], not {values.dtype} "
                          f"{tuple(values.shape)}")
     segments, dim = offsets.numel() - 1, values.shape[1]
-    _check_band(segments, "segments")
+    _check_band(segments, "segments", offsets=True)
     # Chunks of whole segments of at most this many rows (and segments).
     per_chunk = JAGGED_CHUNK_BYTES // (dim * 4)
     longest = int((offsets[1:] - offsets[:-1]).max()) if segments else 0
