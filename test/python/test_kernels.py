@@ -98,6 +98,13 @@ def test_fused_and_decomposed_attention_match_torch(causal):
     torch.testing.assert_close(fused.float(), want, rtol=2e-2, atol=2e-2)
     torch.testing.assert_close(decomposed.float(), want, rtol=2e-2, atol=2e-2)
     assert triton_mtia.runtime.launch_count - launches_before == 3  # GEMM, softmax, GEMM over all heads
+    # The expert C++ fused attention, one and (causal, more query blocks
+    # than PEs) two query blocks per program.
+    for heads in (2, 24):
+        q, k, v = (torch.randn(heads, 192, 64, generator=g).half() for _ in range(3))
+        want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+        got = expert.attention(*(t.to("mtia") for t in (q, k, v)), causal=causal).cpu()
+        torch.testing.assert_close(got.float(), want, rtol=2e-2, atol=2e-2)
 
 
 def test_bmm_matches_torch():
@@ -130,6 +137,8 @@ def test_expert_kernels_refuse_what_they_do_not_take():
         expert.group_norm(torch.zeros(2, 6, 4), torch.zeros(6), torch.zeros(6), num_groups=4)
     with pytest.raises(ValueError, match="1 <= k <= 64"):
         expert.topk(torch.zeros(4, 100), 65)
+    with pytest.raises(ValueError, match="seq a multiple of 64"):
+        expert.attention(*(torch.zeros(1, 100, 64, dtype=torch.float16) for _ in range(3)))
     with pytest.raises(ValueError, match="at most 4095 bags a program"):
         EXPERTS["embedding_bag"](torch.zeros(4, 8), torch.zeros(0, dtype=torch.int64),
                                  torch.zeros(4095 * 64 + 2, dtype=torch.int64))

@@ -1,12 +1,13 @@
 """The expert C++ baselines of the long-tail operators (the paper's
-Figure 8), launched on torch tensors.
+Figure 8) and of fused attention (Figure 7), launched on torch tensors.
 
-runtime/kernels/expert_longtail.cpp holds the kernels, written by hand
-against the device API (its header says what makes them expert work); this
-module builds it once per process like a generated kernel (through the
-object cache) and launches its kernels on the simulated chip, one program
-per PE. `EXPERTS` maps an operator of `LONG_TAIL` to its expert version,
-which takes the same arguments.
+runtime/kernels/expert_longtail.cpp and expert_attention.cpp hold the
+kernels, written by hand against the device API (their headers say what
+makes them expert work); this module builds each once per process like a
+generated kernel (through the object cache) and launches its kernels on the
+simulated chip, the long-tail ones one program per PE. `EXPERTS` maps an
+operator of `LONG_TAIL` to its expert version, which takes the same
+arguments; `attention` is the expert `kernels.attention`.
 """
 
 from __future__ import annotations
@@ -44,31 +45,31 @@ BAND_INDICES = 4096
 SUM_DIM = 1024
 
 
-def _source() -> Path:
+def _source(stem: str) -> Path:
     here = Path(__file__).resolve().parent
-    for candidate in (here / "expert_longtail.cpp", here.parent.parent.parent / "runtime" / "kernels" /
-                      "expert_longtail.cpp"):
+    for candidate in (here / f"{stem}.cpp", here.parent.parent.parent / "runtime" / "kernels" / f"{stem}.cpp"):
         if candidate.exists():
             return candidate
-    raise FileNotFoundError("expert_longtail.cpp is neither installed nor in the source tree")
+    raise FileNotFoundError(f"{stem}.cpp is neither installed nor in the source tree")
 
 
 @functools.lru_cache(None)
-def _shared_object() -> str:
-    """The built kernels, as a file (the simulator loads a path)."""
+def _shared_object(stem: str) -> str:
+    """The built kernels of runtime/kernels/STEM.cpp, as a file (the
+    simulator loads a path)."""
     include = settings.require_include_dir()
-    source = _source().read_text()
+    source = _source(stem).read_text()
     toolchain = [settings.cxx, *settings.cxx_flags, "-fPIC", "-shared", *settings.link_flags]
     binary = object_cache.get_or_build(
         source, toolchain, include,
-        lambda: _run_tool("so", "expert_longtail", source, "cpp", "so",
+        lambda: _run_tool("so", stem, source, "cpp", "so",
                           lambda cpp, so: [*toolchain, f"-I{include}", cpp, "-o", so]))
-    path = Path(tempfile.mkdtemp(prefix="triton-mtia-expert-"), "expert_longtail.so")
+    path = Path(tempfile.mkdtemp(prefix="triton-mtia-expert-"), f"{stem}.so")
     path.write_bytes(binary)
     return str(path)
 
 
-def _launch(kernel: str, args: Sequence[object]) -> None:
+def _launch(kernel: str, args: Sequence[object], programs: int = PROGRAMS, stem: str = "expert_longtail") -> None:
     sim_args, regions = [], {}
     for value in args:
         if isinstance(value, torch.Tensor):
@@ -79,7 +80,7 @@ def _launch(kernel: str, args: Sequence[object]) -> None:
             sim_args.append(("f", value))
         else:
             sim_args.append(("i", int(value)))
-    runtime.launch(_shared_object(), kernel, (PROGRAMS, 1, 1), sim_args, sorted(regions.items()))
+    runtime.launch(_shared_object(stem), kernel, (programs, 1, 1), sim_args, sorted(regions.items()))
 
 
 def _per_program(n: int) -> int:
@@ -307,6 +308,26 @@ def jagged_dense_add(values: torch.Tensor, offsets: torch.Tensor, dense: torch.T
     _launch("expert_jagged_dense_add", [values.contiguous(), offsets, dense.contiguous(), out, segments,
                                         dense.shape[1], dim, per_chunk])
     return out
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False) -> torch.Tensor:
+    """softmax(q k^T / sqrt(d)) v for fp16 q, k, v [heads, seq, d], seq a
+    multiple of 64 and d at most 128 (runtime/kernels/expert_attention.cpp):
+    the expert counterpart of `kernels.attention`."""
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    heads, seq, dim = q.shape
+    if any(t.dtype != torch.float16 or t.shape != q.shape for t in (q, k, v)) or seq % 64 or dim > 128 \
+            or dim % 16:
+        raise ValueError(f"expert attention takes fp16 q, k, v of one shape [heads, seq, d] with seq a multiple "
+                         f"of 64 and d a multiple of 16 up to 128, not {q.dtype} {tuple(q.shape)}")
+    o = torch.empty_like(q)
+    blocks = seq // 64
+    # Causal blocks in pairs of equal work where they outnumber the PEs.
+    paired = causal and heads * blocks > PROGRAMS
+    programs = heads * (-(-blocks // 2) if paired else blocks)
+    _launch("expert_attention", [q, k, v, o, heads, seq, dim, dim**-0.5 * 1.4426950408889634, int(causal),
+                                 int(paired)], programs=programs, stem="expert_attention")
+    return o
 
 
 #: Expert versions of the `LONG_TAIL` operators, by name; each takes the
