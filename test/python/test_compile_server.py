@@ -4,6 +4,7 @@ each with its own flags, errors included; a server that dies or cannot serve
 costs nothing but its speed."""
 
 import os
+import shutil
 import stat
 import subprocess
 
@@ -113,3 +114,20 @@ def test_a_compiler_that_dies_on_a_request_is_run_one_shot(tmp_path):
     # It never answered: later compiles go one-shot without trying it again.
     assert str(tool) in compile_server._cannot_serve
     assert compile_server.run([str(tool), "b.ttir"], str(tmp_path))[0] == 3
+
+
+def test_a_rebuilt_compiler_gets_a_new_server(private_cache, tmp_path, monkeypatch):
+    # A reinstall in a live session replaces the binary at the compiler's
+    # path: its kernels must come from the new binary, not the old server.
+    compiler = tmp_path / "triton-mtia-compile"
+    shutil.copy2(triton_mtia.settings.require_compiler(), compiler)
+    monkeypatch.setattr(triton_mtia.settings, "compiler", str(compiler))
+    _compile()
+    first = compile_server._servers[str(compiler)]
+    _compile()
+    assert compile_server._servers[str(compiler)] is first
+    stat = compiler.stat()
+    os.utime(compiler, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    _compile()
+    assert compile_server._servers[str(compiler)] is not first
+    assert first.proc.poll() is not None  # the old one was ended

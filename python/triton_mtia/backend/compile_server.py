@@ -13,7 +13,8 @@ one-shot command that reproduces it. A kernel on which the server dies (a
 compiler crash) is compiled again one-shot, so that its crash is reported
 as it would be without a server, and the next kernel starts another server;
 a compiler whose server never answers (one without --serve) is run one-shot
-from then on. A forked child (Inductor's compile workers) starts its own, and a thread that
+from then on, and a compiler rebuilt at its path (a reinstall in a live
+session) gets a new server. A forked child (Inductor's compile workers) starts its own, and a thread that
 finds the server busy runs the one-shot command, so compiles never wait on
 each other. ``settings.compile_server = False`` (TRITON_MTIA_COMPILE_SERVER=0)
 runs every compile one-shot.
@@ -42,6 +43,7 @@ class _Server:
 
     def __init__(self, compiler: str):
         self.compiler = compiler
+        self.binary = _identity(compiler)
         self.pid = os.getpid()
         self.lock = threading.Lock()
         self.answered = 0
@@ -49,7 +51,9 @@ class _Server:
                                      stderr=subprocess.DEVNULL, text=True)
 
     def alive(self) -> bool:
-        return self.pid == os.getpid() and self.proc.poll() is None
+        """Running, this process's, and still the binary at its path (a
+        rebuilt compiler gets a server of its own)."""
+        return self.pid == os.getpid() and self.proc.poll() is None and self.binary == _identity(self.compiler)
 
     def request(self, args: List[str], log: str) -> Optional[int]:
         """The exit status of compiling `args`, what it printed written to
@@ -83,10 +87,22 @@ _servers_lock = threading.Lock()
 _cannot_serve: set = set()
 
 
+def _identity(path: str) -> tuple:
+    """What changes when the binary at `path` is rebuilt or replaced."""
+    try:
+        st = os.stat(path)
+        return st.st_ino, st.st_size, st.st_mtime_ns
+    except OSError:
+        return ()
+
+
 def _server(compiler: str) -> Optional[_Server]:
     with _servers_lock:
         server = _servers.get(compiler)
-        if server is None or not server.alive():
+        if server is not None and not server.alive():
+            server.close()
+            server = None
+        if server is None:
             try:
                 server = _servers[compiler] = _Server(compiler)
             except OSError:
