@@ -14,10 +14,11 @@ compiler crash) is compiled again one-shot, so that its crash is reported
 as it would be without a server, and the next kernel starts another server;
 a compiler whose server never answers (one without --serve) is run one-shot
 from then on, and a compiler rebuilt at its path (a reinstall in a live
-session) gets a new server. A forked child (Inductor's compile workers) starts its own, and a thread that
-finds the server busy runs the one-shot command, so compiles never wait on
-each other. ``settings.compile_server = False`` (TRITON_MTIA_COMPILE_SERVER=0)
-runs every compile one-shot.
+session) gets a new server. A forked child (Inductor's compile workers)
+starts its own, and a thread that finds the server busy runs the one-shot
+command, so compiles never wait on each other.
+``settings.compile_server = False`` (TRITON_MTIA_COMPILE_SERVER=0) runs
+every compile one-shot.
 """
 
 from __future__ import annotations
