@@ -2,7 +2,8 @@
 the conformance suite's kernels (and the matmuls, whose K loops pipelining
 targets, and the kernels of Inductor-style index math) run again with each
 switch off, each in a fresh process (a test of its own, which pytest-xdist
-runs beside the others), leaving out the one test that asserts a performance figure.
+runs beside the others), leaving out the one test that asserts a
+performance figure.
 Without stacking, the kernels of conformance/test_resources.py (more live
 scans than CBs, which rematerialization cannot recompute) do not compile
 at all: for them stacking is what makes them fit, so they are left out of
