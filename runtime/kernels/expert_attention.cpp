@@ -41,21 +41,6 @@ namespace {
 
 constexpr int64_t kBlock = 64;
 
-Shape shape1(int64_t n) {
-  Shape s;
-  s.rank = 1;
-  s.dim[0] = n;
-  return s;
-}
-
-Shape shape2(int64_t a, int64_t b) {
-  Shape s;
-  s.rank = 2;
-  s.dim[0] = a;
-  s.dim[1] = b;
-  return s;
-}
-
 /// `rows` x `cols` elements at an address, `strideRow` and `strideCol`
 /// elements apart.
 Box box2(int64_t rows, int64_t cols, int64_t strideRow, int64_t strideCol) {

@@ -52,14 +52,6 @@ Box tileBox(int64_t rows, int64_t cols, int64_t ld, int64_t validRows, int64_t v
   return b;
 }
 
-Shape shape2(int64_t a, int64_t b) {
-  Shape s;
-  s.rank = 2;
-  s.dim[0] = a;
-  s.dim[1] = b;
-  return s;
-}
-
 constexpr int32_t kCbA = 0, kCbB = 1, kCbAcc = 2;
 
 } // namespace

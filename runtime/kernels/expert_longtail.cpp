@@ -70,21 +70,6 @@ namespace {
 
 int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-Shape shape1(int64_t n) {
-  Shape s;
-  s.rank = 1;
-  s.dim[0] = n;
-  return s;
-}
-
-Shape shape2(int64_t a, int64_t b) {
-  Shape s;
-  s.rank = 2;
-  s.dim[0] = a;
-  s.dim[1] = b;
-  return s;
-}
-
 /// `rows` rows of `cols` values at `addr`, `ld` elements apart.
 Box rowsBox(int64_t rows, int64_t cols, int64_t ld) {
   Box b;

@@ -39,20 +39,6 @@ template <class T> sim::Region regionOf(const std::vector<T> &v) {
   return sim::Region{reinterpret_cast<uint64_t>(v.data()), v.size() * sizeof(T)};
 }
 
-inline Shape shape1(int64_t n) {
-  Shape s;
-  s.rank = 1;
-  s.dim[0] = n;
-  return s;
-}
-inline Shape shape2(int64_t a, int64_t b) {
-  Shape s;
-  s.rank = 2;
-  s.dim[0] = a;
-  s.dim[1] = b;
-  return s;
-}
-
 /// A dense 1-D box of `n` elements of which the first `valid` move.
 inline Box box1(int64_t n, int64_t valid) {
   Box b;

@@ -418,8 +418,23 @@ struct KernelInfo {
 using KernelEntry = void (*)(Ctx *, const Arg *);
 
 //===----------------------------------------------------------------------===//
-// Operand builders
+// Shape and operand builders
 //===----------------------------------------------------------------------===//
+
+/// Shapes of rank 1 and 2 (row-major, innermost dimension last).
+inline Shape shape1(int64_t n) {
+  Shape s;
+  s.rank = 1;
+  s.dim[0] = n;
+  return s;
+}
+inline Shape shape2(int64_t rows, int64_t cols) {
+  Shape s;
+  s.rank = 2;
+  s.dim[0] = rows;
+  s.dim[1] = cols;
+  return s;
+}
 
 /// The front tile of `cb`, dense row-major in `shape`.
 inline Operand tile(int32_t cb, DType t, const Shape &shape) {

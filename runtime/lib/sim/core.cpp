@@ -142,14 +142,6 @@ const DeviceOps kDeviceOps = {
     },
 };
 
-Shape shape2(int64_t a, int64_t b) {
-  Shape s;
-  s.rank = 2;
-  s.dim[0] = a;
-  s.dim[1] = b;
-  return s;
-}
-
 /// The multi-index of element `i` of `s`, as "(i, j)".
 std::string indexText(const Shape &s, int64_t i) {
   int64_t idx[kMaxRank] = {};

@@ -13,13 +13,6 @@ bool isDpeFloat(DType t) {
   return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F8E4M3 ||
          t == DType::F8E5M2;
 }
-Shape shape2(int64_t a, int64_t b) {
-  Shape s;
-  s.rank = 2;
-  s.dim[0] = a;
-  s.dim[1] = b;
-  return s;
-}
 } // namespace
 
 std::string checkDpe(DType accType, const Operand &a, const Operand &b, const Operand &acc) {
