@@ -41,18 +41,6 @@ namespace {
 
 constexpr int64_t kBlock = 64;
 
-/// `rows` x `cols` elements at an address, `strideRow` and `strideCol`
-/// elements apart.
-Box box2(int64_t rows, int64_t cols, int64_t strideRow, int64_t strideCol) {
-  Box b;
-  b.rank = 2;
-  b.shape[0] = b.valid[0] = rows;
-  b.shape[1] = b.valid[1] = cols;
-  b.stride[0] = strideRow;
-  b.stride[1] = strideCol;
-  return b;
-}
-
 // CBs: the query block, K^T and V blocks, scores, P (f32 and f16), the
 // accumulator and its rescaled copy (the output at the end), and the
 // [64] statistics: a row reduction, the running maxima (two, by parity),
@@ -71,11 +59,11 @@ void queryBlock(Ctx *c, uint64_t q, uint64_t k, uint64_t v, uint64_t o, int64_t 
   const Shape scores = shape2(B, B), rows = shape1(B), out = shape2(B, D);
   scalarCycles(c, 24); // addresses, the block count
   fabric(c);
-  dmaIn(c, kQ, DType::F16, q + uint64_t(head + qb * B * D) * 2, box2(B, D, D, 1), immFloat(DType::F16, 0));
+  dmaIn(c, kQ, DType::F16, q + uint64_t(head + qb * B * D) * 2, rowsBox(B, D, D), immFloat(DType::F16, 0));
   auto load = [&](int64_t j) {
     scalarCycles(c, 12); // two addresses
-    dmaIn(c, kK, DType::F16, k + uint64_t(head + j * B * D) * 2, box2(B, D, D, 1), immFloat(DType::F16, 0));
-    dmaIn(c, kV, DType::F16, v + uint64_t(head + j * B * D) * 2, box2(B, D, D, 1), immFloat(DType::F16, 0));
+    dmaIn(c, kK, DType::F16, k + uint64_t(head + j * B * D) * 2, rowsBox(B, D, D), immFloat(DType::F16, 0));
+    dmaIn(c, kV, DType::F16, v + uint64_t(head + j * B * D) * 2, rowsBox(B, D, D), immFloat(DType::F16, 0));
   };
   auto qk = [&]() {
     dpe(c, kS, DType::F32, B, B, D, tile(kQ, DType::F16, shape2(B, D)), view(kK, DType::F16, 1, D),
@@ -154,7 +142,7 @@ void queryBlock(Ctx *c, uint64_t q, uint64_t k, uint64_t v, uint64_t o, int64_t 
   cbPop(c, kQ, B * D * 2);
   fabric(c);
   scalarCycles(c, 8);
-  dmaOut(c, kScaled, DType::F16, o + uint64_t(head + qb * B * D) * 2, box2(B, D, D, 1));
+  dmaOut(c, kScaled, DType::F16, o + uint64_t(head + qb * B * D) * 2, rowsBox(B, D, D));
   cbPop(c, kScaled, B * D * 2);
 }
 

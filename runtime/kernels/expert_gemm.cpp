@@ -7,9 +7,9 @@
 //
 //  - expert_gemm: C[M, N] (f32) = A[M, K] (f16) x B[K, N] (f16), both
 //    row-major; with `int8`, C (i32) = A (i8) x B (i8), the DPE's int8
-//    mode with 32-bit accumulation. One program per BM x BN block of C; K in steps of BK with
-//    double-buffered DMA (two tiles per CB: the DMA of step s+2 waits only
-//    for the DPE of step s); the accumulator is a CB the DPE reads and
+//    mode with 32-bit accumulation. One program per BM x BN block of C; K
+//    in steps of BK with double-buffered DMA (two tiles per CB: the DMA of
+//    step s+2 waits only for the DPE of step s); the accumulator is a CB the DPE reads and
 //    rewrites each step. With `dual`, core 1 issues the DPE and the pops
 //    while core 0 issues the DMAs. With `packed`, B is stored pre-packed
 //    as inference weights are: panel j (columns [j*BN, (j+1)*BN), zero

@@ -70,17 +70,6 @@ namespace {
 
 int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/// `rows` rows of `cols` values at `addr`, `ld` elements apart.
-Box rowsBox(int64_t rows, int64_t cols, int64_t ld) {
-  Box b;
-  b.rank = 2;
-  b.shape[0] = b.valid[0] = rows;
-  b.shape[1] = b.valid[1] = cols;
-  b.stride[0] = ld;
-  b.stride[1] = 1;
-  return b;
-}
-
 /// `n` consecutive values.
 Box box1(int64_t n) {
   Box b;

@@ -50,50 +50,50 @@ sim::Config timingOnly() {
   return cfg;
 }
 
+/// A functional expert GEMM of the row-major A [M, K] and B [K, N] into C
+/// [M, N] (64x64x32 blocks, both cores), each element checked against the
+/// reference `value(i, j)`.
+constexpr int64_t kExactM = 200, kExactN = 136, kExactK = 100; // partial blocks in every dimension
+template <class In, class Out, class Reference>
+void checkExactGemm(const std::vector<In> &A, const std::vector<In> &B, bool int8, Reference value) {
+  std::vector<Out> C(size_t(kExactM * kExactN));
+  rt::Simulator sim(sim::smallPreset());
+  const int64_t bm = 64, bn = 64, bk = 32;
+  sim.launch(expert_gemm, expert_gemm_info, {(kExactM + bm - 1) / bm * ((kExactN + bn - 1) / bn), 1, 1},
+             {ptrArg(A.data()), ptrArg(B.data()), ptrArg(C.data()), intArg(kExactM), intArg(kExactN),
+              intArg(kExactK), intArg(bm), intArg(bn), intArg(bk), intArg(1), intArg(0), intArg(int8)},
+             {regionOf(A), regionOf(B), regionOf(C)});
+  for (int64_t i = 0; i < kExactM; ++i)
+    for (int64_t j = 0; j < kExactN; ++j)
+      ASSERT_EQ(C[size_t(i * kExactN + j)], value(i, j)) << i << "," << j;
+}
+
 TEST(Calibration, ExpertGemmIsFunctionallyExact) {
-  const int64_t M = 200, N = 136, K = 100; // partial blocks in every dimension
-  std::vector<uint16_t> A(size_t(M * K)), B(size_t(K * N));
-  std::vector<float> C(size_t(M * N));
+  std::vector<uint16_t> A(size_t(kExactM * kExactK)), B(size_t(kExactK * kExactN));
   for (size_t i = 0; i < A.size(); ++i)
     A[i] = sim::halfFromFloat(float(int(i % 13) - 6) * 0.25f);
   for (size_t i = 0; i < B.size(); ++i)
     B[i] = sim::halfFromFloat(float(int(i % 7) - 3) * 0.5f);
-  rt::Simulator sim(sim::smallPreset());
-  const int64_t bm = 64, bn = 64, bk = 32;
-  sim.launch(expert_gemm, expert_gemm_info, {(M + bm - 1) / bm * ((N + bn - 1) / bn), 1, 1},
-             {ptrArg(A.data()), ptrArg(B.data()), ptrArg(C.data()), intArg(M), intArg(N),
-              intArg(K), intArg(bm), intArg(bn), intArg(bk), intArg(1), intArg(0), intArg(0)},
-             {regionOf(A), regionOf(B), regionOf(C)});
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      float want = 0;
-      for (int64_t k = 0; k < K; ++k)
-        want += sim::floatFromHalf(A[size_t(i * K + k)]) * sim::floatFromHalf(B[size_t(k * N + j)]);
-      ASSERT_EQ(C[size_t(i * N + j)], want) << i << "," << j;
-    }
+  checkExactGemm<uint16_t, float>(A, B, false, [&](int64_t i, int64_t j) {
+    float want = 0;
+    for (int64_t k = 0; k < kExactK; ++k)
+      want += sim::floatFromHalf(A[size_t(i * kExactK + k)]) * sim::floatFromHalf(B[size_t(k * kExactN + j)]);
+    return want;
+  });
 }
 
 TEST(Calibration, ExpertInt8GemmIsExact) {
-  const int64_t M = 200, N = 136, K = 100; // partial blocks in every dimension
-  std::vector<int8_t> A(size_t(M * K)), B(size_t(K * N));
-  std::vector<int32_t> C(size_t(M * N));
+  std::vector<int8_t> A(size_t(kExactM * kExactK)), B(size_t(kExactK * kExactN));
   for (size_t i = 0; i < A.size(); ++i)
     A[i] = int8_t(int(i * 37 % 256) - 128);
   for (size_t i = 0; i < B.size(); ++i)
     B[i] = int8_t(int(i * 91 % 255) - 127);
-  rt::Simulator sim(sim::smallPreset());
-  const int64_t bm = 64, bn = 64, bk = 32;
-  sim.launch(expert_gemm, expert_gemm_info, {(M + bm - 1) / bm * ((N + bn - 1) / bn), 1, 1},
-             {ptrArg(A.data()), ptrArg(B.data()), ptrArg(C.data()), intArg(M), intArg(N),
-              intArg(K), intArg(bm), intArg(bn), intArg(bk), intArg(1), intArg(0), intArg(1)},
-             {regionOf(A), regionOf(B), regionOf(C)});
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      int32_t want = 0;
-      for (int64_t k = 0; k < K; ++k)
-        want += int32_t(A[size_t(i * K + k)]) * int32_t(B[size_t(k * N + j)]);
-      ASSERT_EQ(C[size_t(i * N + j)], want) << i << "," << j;
-    }
+  checkExactGemm<int8_t, int32_t>(A, B, true, [&](int64_t i, int64_t j) {
+    int32_t want = 0;
+    for (int64_t k = 0; k < kExactK; ++k)
+      want += int32_t(A[size_t(i * kExactK + k)]) * int32_t(B[size_t(k * kExactN + j)]);
+    return want;
+  });
 }
 
 TEST(Calibration, DpeStreamReachesPeak) {

@@ -191,7 +191,7 @@ def fig7(quick: bool) -> List[Dict[str, object]]:
                 row[f"{tag}_decomposed_cycles"] = _cycles(
                     lambda: kernels.attention_decomposed(q, k, v, causal=causal))
                 row[f"{tag}_speedup"] = round(row[f"{tag}_decomposed_cycles"] / row[f"{tag}_fused_cycles"], 4)
-                if seq % 64 == 0 and dim <= 128:  # what the expert kernel takes
+                if expert.takes_attention(seq, dim):
                     row[f"{tag}_expert_cycles"] = _cycles(lambda: expert.attention(q, k, v, causal=causal))
                     row[f"{tag}_triton_over_expert_speed"] = round(
                         row[f"{tag}_expert_cycles"] / row[f"{tag}_fused_cycles"], 4)

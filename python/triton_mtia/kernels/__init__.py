@@ -16,9 +16,10 @@ paper's evaluation (section 7.1) measures, each checked against PyTorch
   fp8 row quantization; and `layer_norm_sigmoid`, the handwritten fused
   kernel Inductor's layer-norm template is measured against.
 
-`expert` (expert.py) launches the hand-written C++ baselines of the
-long-tail operators (runtime/kernels/expert_longtail.cpp; `expert.EXPERTS`
-lists those written so far) on the same tensors.
+`expert` (expert.py) launches the hand-written C++ baselines on the same
+tensors: every long-tail operator (runtime/kernels/expert_longtail.cpp,
+`expert.EXPERTS`) and fused attention (expert_attention.cpp,
+`expert.attention`).
 
 Every function takes and returns torch tensors (on the `mtia` device for
 deterministic cycles) and launches Triton kernels, written as a GPU author

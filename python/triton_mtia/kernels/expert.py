@@ -128,8 +128,8 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     x = _f32_rows(x).contiguous()
-    if x.shape[1] > 8192:
-        raise ValueError(f"expert rms_norm takes rows of at most 8192 values, not {x.shape[1]}")
+    if x.shape[1] > TABLE_VALUES:
+        raise ValueError(f"expert rms_norm takes rows of at most {TABLE_VALUES} values, not {x.shape[1]}")
     y = torch.empty_like(x)
     rows, cols = x.shape
     _launch("expert_rms_norm", [x, weight.contiguous(), y, rows, cols, cols, float(eps), _rows_per_chunk(rows, cols)])
@@ -175,6 +175,11 @@ def quantize_rows(x: torch.Tensor, dtype: torch.dtype = torch.int8):
     return q, scale
 
 
+def _longest(offsets: torch.Tensor) -> int:
+    """The most rows of a bag or segment that `offsets` [n + 1] bound."""
+    return int((offsets[1:] - offsets[:-1]).max()) if offsets.numel() > 1 else 0
+
+
 def _int64(*tensors: torch.Tensor) -> None:
     if any(t.dtype != torch.int64 for t in tensors):
         raise ValueError("the expert kernels take int64 indices, targets and offsets")
@@ -183,7 +188,7 @@ def _int64(*tensors: torch.Tensor) -> None:
 def embedding_bag(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
     weight = weight.contiguous()
     bags, dim = offsets.numel() - 1, weight.shape[1]
-    longest = int((offsets[1:] - offsets[:-1]).max()) if bags else 0
+    longest = _longest(offsets)
     if weight.dtype != torch.float32 or dim > SUM_DIM or longest > BAND_INDICES:
         raise ValueError(f"expert embedding_bag takes float32 rows of at most {SUM_DIM} values and bags of at most "
                          f"{BAND_INDICES} indices, not {weight.dtype} rows of {dim} and a bag of {longest}")
@@ -279,7 +284,7 @@ def _segments(values: torch.Tensor, offsets: torch.Tensor):
     _check_band(segments, "segments", offsets=True)
     # Chunks of whole segments of at most this many rows (and segments).
     per_chunk = JAGGED_CHUNK_BYTES // (dim * 4)
-    longest = int((offsets[1:] - offsets[:-1]).max()) if segments else 0
+    longest = _longest(offsets)
     if longest > per_chunk:
         raise ValueError(f"the expert jagged kernels take segments of at most {per_chunk} rows of {dim}, "
                          f"not {longest}")
@@ -310,14 +315,19 @@ def jagged_dense_add(values: torch.Tensor, offsets: torch.Tensor, dense: torch.T
     return out
 
 
+def takes_attention(seq: int, dim: int) -> bool:
+    """Whether the expert attention takes sequences of `seq` and heads of
+    `dim`: whole blocks of 64 keys, d a multiple of 16 up to 128."""
+    return seq % 64 == 0 and dim % 16 == 0 and dim <= 128
+
+
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False) -> torch.Tensor:
-    """softmax(q k^T / sqrt(d)) v for fp16 q, k, v [heads, seq, d], seq a
-    multiple of 64 and d at most 128 (runtime/kernels/expert_attention.cpp):
+    """softmax(q k^T / sqrt(d)) v for fp16 q, k, v [heads, seq, d] of a
+    shape `takes_attention` accepts (runtime/kernels/expert_attention.cpp):
     the expert counterpart of `kernels.attention`."""
     q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
     heads, seq, dim = q.shape
-    if any(t.dtype != torch.float16 or t.shape != q.shape for t in (q, k, v)) or seq % 64 or dim > 128 \
-            or dim % 16:
+    if any(t.dtype != torch.float16 or t.shape != q.shape for t in (q, k, v)) or not takes_attention(seq, dim):
         raise ValueError(f"expert attention takes fp16 q, k, v of one shape [heads, seq, d] with seq a multiple "
                          f"of 64 and d a multiple of 16 up to 128, not {q.dtype} {tuple(q.shape)}")
     o = torch.empty_like(q)

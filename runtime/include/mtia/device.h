@@ -418,7 +418,7 @@ struct KernelInfo {
 using KernelEntry = void (*)(Ctx *, const Arg *);
 
 //===----------------------------------------------------------------------===//
-// Shape and operand builders
+// Shape, box and operand builders
 //===----------------------------------------------------------------------===//
 
 /// Shapes of rank 1 and 2 (row-major, innermost dimension last).
@@ -434,6 +434,18 @@ inline Shape shape2(int64_t rows, int64_t cols) {
   s.dim[0] = rows;
   s.dim[1] = cols;
   return s;
+}
+
+/// The box of `rows` rows of `cols` elements, `ld` elements apart, all of
+/// which move.
+inline Box rowsBox(int64_t rows, int64_t cols, int64_t ld) {
+  Box b;
+  b.rank = 2;
+  b.shape[0] = b.valid[0] = rows;
+  b.shape[1] = b.valid[1] = cols;
+  b.stride[0] = ld;
+  b.stride[1] = 1;
+  return b;
 }
 
 /// The front tile of `cb`, dense row-major in `shape`.
