@@ -7,14 +7,15 @@ compiled for MTIA, Triton's frontend replaces `triton.language.extra.libdevice`
 
 * **SE functions** (`_SE`): a `tt.extern_elementwise` with the reserved symbol
   `__mtia_<name>`, which the compiler lowers onto the SIMD Engine (its lookup
-  tables and FMA lanes); no device library is linked. One symbol serves every
+  tables, FMA lanes and rounding opcodes: `rint` and `trunc` are one SE
+  command each); no device library is linked. One symbol serves every
   float type: the operand type tells the compiler which variant to emit.
   GPU spellings of the same function (`fast_expf`, `sqrt_rn`, ...) are aliases.
 * **Composed functions**: written here with core Triton ops (floor, ceil,
   abs, where, bit casts, shifts, ...), only where the composition is exact or
-  within a few ulp of the correctly rounded result (`trunc`, `round`, `rint`,
-  `isnan`, `copysign`, `hypot`, `log10`, `tan`, ...; the integer bit tricks
-  `clz`, `popc`, `brev`, `mulhi`, ...; float <-> integer conversions in every
+  within a few ulp of the correctly rounded result (`round`, `isnan`,
+  `copysign`, `hypot`, `log10`, `tan`, ...; the integer bit tricks `clz`,
+  `popc`, `brev`, `mulhi`, ...; float <-> integer conversions in every
   rounding mode; fp32 arithmetic in directed rounding).
 * **Vector-core functions** (`_VECTOR_CORE`): math the SE has no lookup
   table for and no accurate composition covers (`log1p` near 0, `expm1`,
@@ -41,14 +42,17 @@ _FLOATS = ("fp32", "fp64")
 
 #: {name: arity} of the functions with an SE opcode in the compiler
 #: (compiler/lib/Conversion/TTToMTIA/OpMapping.cpp, libdeviceOpcode).
-_SE = {"exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1, "rsqrt": 1, "tanh": 1, "erf": 1, "pow": 2}
+_SE = {
+    "exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1, "rsqrt": 1, "tanh": 1, "erf": 1, "pow": 2, "rint": 1,
+    "trunc": 1
+}
 
 #: GPU spellings that mean the same function on MTIA: `fast_*` are
 #: approximations on NVIDIA (ours are not worse), `*_rn` round to nearest,
 #: which is IEEE's default and what the SE does.
 _SE_ALIASES = {
     "fast_expf": "exp", "fast_logf": "log", "fast_log2f": "log2", "fast_tanhf": "tanh", "fast_powf": "pow",
-    "sqrt_rn": "sqrt", "rsqrt_rn": "rsqrt"
+    "sqrt_rn": "sqrt", "rsqrt_rn": "rsqrt", "nearbyint": "rint"
 }
 
 #: {name: arity} of the functions the compiler places on the RISC-V vector
@@ -137,30 +141,11 @@ def ceil(arg0):
 
 
 @triton.jit
-def trunc(arg0):
-    return tl.where(arg0 < 0, tl.ceil(arg0), tl.floor(arg0))
-
-
-@triton.jit
 def round(arg0):
     # Halfway cases away from zero (C round). x - trunc(x) is exact.
     t = tl.where(arg0 < 0, tl.ceil(arg0), tl.floor(arg0))
     step = tl.where(arg0 < 0, -1.0, 1.0).to(t.dtype)
     return tl.where(tl.abs(arg0 - t) >= 0.5, t + step, t)
-
-
-@triton.jit
-def rint(arg0):
-    # Halfway cases to even (the current rounding mode, nearest-even).
-    f = tl.floor(arg0)
-    d = arg0 - f
-    odd = (f - 2.0 * tl.floor(f * 0.5)) != 0
-    return tl.where((d > 0.5) | ((d == 0.5) & odd), f + 1.0, f)
-
-
-@triton.jit
-def nearbyint(arg0):
-    return rint(arg0)
 
 
 @triton.jit
@@ -1174,7 +1159,7 @@ DIRECTED = ("fma_rz", "fma_rd", "fma_ru", "ll2float_rz", "ll2float_rd", "ll2floa
             "ull2double_rd", "ull2double_ru", "add_rz", "add_rd", "add_ru", "sub_rz", "sub_rd", "sub_ru", "mul_rz", "mul_rd", "mul_ru", "div_rz", "div_rd", "div_ru", "rcp_rz", "rcp_rd", "rcp_ru", "sqrt_rz", "sqrt_rd", "sqrt_ru", "double2float_rz", "double2float_rd", "double2float_ru", "int2float_rz", "int2float_rd", "int2float_ru", "uint2float_rz", "uint2float_rd", "uint2float_ru")
 
 #: Functions composed above (for the docs and the tests).
-COMPOSED = ("abs", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "isnan", "isinf", "finitef",
+COMPOSED = ("abs", "floor", "ceil", "round", "isnan", "isinf", "finitef",
             "isfinited", "signbit", "copysign", "fma", "fma_rn", "add_rn", "sub_rn", "mul_rn", "div_rn",
             "fast_dividef", "rcp_rn", "fmod", "fdim", "hypot", "log10", "sin", "cos", "fast_sinf", "fast_cosf",
             "tan", "fast_tanf", "cosh", "saturatef", "ilogb", "ldexp", "float_as_int", "int_as_float", "float_as_uint",

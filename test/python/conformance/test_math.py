@@ -354,3 +354,22 @@ def test_libdevice_scalar_special_functions_in_a_loop():
     x = torch.tensor([x0 + i * 0.5 for i in range(n)], dtype=torch.float64)
     ref = (torch.special.bessel_y0(x) - torch.special.i1(x)).sum() + torch.erfinv(1 / (x[::2] + 1)).sum()
     torch.testing.assert_close(out, ref.float().reshape(1), rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
+def scalar_rounding_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    # The SE's rounding opcodes on scalars become the core's own rounding.
+    for i in tl.static_range(N):
+        x = tl.load(x_ptr + i)
+        tl.store(out_ptr + i, libdevice.rint(x))
+        tl.store(out_ptr + N + i, libdevice.nearbyint(x))
+        tl.store(out_ptr + 2 * N + i, libdevice.trunc(x))
+        tl.store(out_ptr + 3 * N + i, libdevice.float2int_rn(x).to(tl.float32))
+
+
+def test_libdevice_rounding_on_scalars():
+    x = torch.tensor([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -1.7, 1.7, 3.0, -0.0])
+    out = torch.empty(4 * x.numel())
+    scalar_rounding_kernel[(1, )](x, out, N=x.numel())
+    even = torch.round(x)  # half to even
+    torch.testing.assert_close(out.view(4, -1), torch.stack([even, even, torch.trunc(x), even]))

@@ -68,6 +68,8 @@ StringRef libdeviceOpcode(StringRef symbol) {
       .Case("tanh", "Tanh")
       .Case("erf", "Erf")
       .Case("pow", "Pow")
+      .Case("rint", "Rint")
+      .Case("trunc", "Trunc")
       // Vector-core math (no SE lookup table).
       .Case("log1p", "Log1p")
       .Case("expm1", "Expm1")

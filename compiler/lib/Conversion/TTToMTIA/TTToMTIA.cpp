@@ -498,6 +498,8 @@ Value KernelLowering::scalarLibdevice(tt::ExternElementwiseOp op,
       .Case("Acosh", [&] { return unary(math::AcoshOp()); })
       .Case("Atanh", [&] { return unary(math::AtanhOp()); })
       .Case("Cbrt", [&] { return unary(math::CbrtOp()); })
+      .Case("Rint", [&] { return unary(math::RoundEvenOp()); })
+      .Case("Trunc", [&] { return unary(math::TruncOp()); })
       .Case("Pow", [&] { return Value(math::PowFOp::create(b, loc, x, args[1])); })
       .Case("Atan2", [&] { return Value(math::Atan2Op::create(b, loc, x, args[1])); })
       .Default([] { return Value(); })();
