@@ -31,6 +31,27 @@ def test_long_tail_operator_matches_torch(name):
     _compare(op.run(*(t.to("mtia") for t in inputs)), op.reference(*inputs), op.tolerance)
 
 
+def test_jagged_kernels_over_one_and_several_tiles():
+    """Segments of 0 rows, of one tile (JAGGED_ROWS) exactly, one row
+    past it and of several tiles (the online pass and the second read of
+    jagged softmax), in columns that are not a power of two; dense slabs
+    shorter and longer than the segments."""
+    from triton_mtia.kernels.longtail import JAGGED_ROWS
+    g = torch.Generator().manual_seed(3)
+    lengths = torch.tensor([0, 1, JAGGED_ROWS, JAGGED_ROWS + 1, 0, 3 * JAGGED_ROWS - 5, 7, 2 * JAGGED_ROWS])
+    offsets = torch.zeros(len(lengths) + 1, dtype=torch.int64)
+    offsets[1:] = lengths.cumsum(0)
+    values = torch.randn(int(offsets[-1]), 40, generator=g) * 4
+    for name in ("jagged_sum", "jagged_softmax"):
+        op = LONG_TAIL[name]
+        _compare(op.run(values.to("mtia"), offsets.to("mtia")), op.reference(values, offsets), (1e-4, 1e-4))
+    for max_len in (5, 2 * JAGGED_ROWS + 3):
+        dense = torch.randn(len(lengths), max_len, 40, generator=g)
+        op = LONG_TAIL["jagged_dense_add"]
+        _compare(op.run(values.to("mtia"), offsets.to("mtia"), dense.to("mtia")),
+                 op.reference(values, offsets, dense), (1e-5, 1e-5))
+
+
 def test_there_are_17_long_tail_operators():
     assert len(LONG_TAIL) == 17
 

@@ -6,7 +6,7 @@ Row-wise operators run one program per row with the row in one block
 holds for the rows these models use (up to 8,192 fp32 columns). Jagged
 operators take a values tensor [total, D] with `offsets` [B + 1] (row b is
 values[offsets[b]:offsets[b + 1]]), as torchrec's jagged tensors do, and
-run one program per (segment, column block), looping over the segment.
+run one program per segment over tiles of `JAGGED_ROWS` of its rows.
 
 `LONG_TAIL` lists every operator with its PyTorch reference and the shapes
 that tests and `bench.paper` run it on.
@@ -347,17 +347,28 @@ def topk(x: torch.Tensor, k: int) -> Tuple[torch.Tensor, torch.Tensor]:
 # ---------------------------------------------------------------------------
 
 
+#: Rows of a segment that a jagged program holds at once, as one [ROWS, dim]
+#: tile (one DMA, reductions along the rows); a longer segment takes several
+#: tiles. 32 covers the sequences of recommendation models' jagged features.
+JAGGED_ROWS = 32
+
+
 @triton.jit
-def jagged_dense_add_kernel(values_ptr, offsets_ptr, dense_ptr, out_ptr, max_len, dim, BLOCK_D: tl.constexpr):
-    # One program per segment: its rows plus the first rows of its dense slab.
+def jagged_dense_add_kernel(values_ptr, offsets_ptr, dense_ptr, out_ptr, max_len, dim, ROWS: tl.constexpr,
+                            BLOCK_D: tl.constexpr):
+    # One program per segment: its rows plus the first rows of its dense
+    # slab, ROWS rows at a time.
     seg = tl.program_id(0)
     start = tl.load(offsets_ptr + seg)
-    end = tl.load(offsets_ptr + seg + 1)
+    n = tl.minimum(tl.load(offsets_ptr + seg + 1) - start, max_len)
+    r = tl.arange(0, ROWS)
     d = tl.arange(0, BLOCK_D)
-    for i in range(0, tl.minimum(end - start, max_len)):
-        v = tl.load(values_ptr + (start + i) * dim + d, mask=d < dim, other=0.0)
-        x = tl.load(dense_ptr + (seg * max_len + i) * dim + d, mask=d < dim, other=0.0)
-        tl.store(out_ptr + (start + i) * dim + d, v + x, mask=d < dim)
+    for i in range(0, n, ROWS):
+        rows = i + r
+        mask = (rows[:, None] < n) & (d[None, :] < dim)
+        v = tl.load(values_ptr + (start + rows)[:, None] * dim + d[None, :], mask=mask, other=0.0)
+        x = tl.load(dense_ptr + (seg * max_len + rows)[:, None] * dim + d[None, :], mask=mask, other=0.0)
+        tl.store(out_ptr + (start + rows)[:, None] * dim + d[None, :], v + x, mask=mask)
 
 
 def jagged_dense_add(values: torch.Tensor, offsets: torch.Tensor, dense: torch.Tensor) -> torch.Tensor:
@@ -365,19 +376,24 @@ def jagged_dense_add(values: torch.Tensor, offsets: torch.Tensor, dense: torch.T
     dense[b, i] (dense [B, max_len, dim]; rows past max_len keep 0)."""
     out = torch.zeros_like(values)
     b, max_len, dim = dense.shape
-    jagged_dense_add_kernel[(b, )](values, offsets, dense.contiguous(), out, max_len, dim, BLOCK_D=_block(dim))
+    jagged_dense_add_kernel[(b, )](values, offsets, dense.contiguous(), out, max_len, dim, ROWS=JAGGED_ROWS,
+                                   BLOCK_D=_block(dim))
     return out
 
 
 @triton.jit
-def jagged_sum_kernel(values_ptr, offsets_ptr, out_ptr, dim, BLOCK_D: tl.constexpr):
+def jagged_sum_kernel(values_ptr, offsets_ptr, out_ptr, dim, ROWS: tl.constexpr, BLOCK_D: tl.constexpr):
     seg = tl.program_id(0)
     start = tl.load(offsets_ptr + seg)
-    end = tl.load(offsets_ptr + seg + 1)
+    n = tl.load(offsets_ptr + seg + 1) - start
+    r = tl.arange(0, ROWS)
     d = tl.arange(0, BLOCK_D)
     acc = tl.zeros((BLOCK_D, ), tl.float32)
-    for i in range(start, end):
-        acc += tl.load(values_ptr + i * dim + d, mask=d < dim, other=0.0).to(tl.float32)
+    for i in range(0, n, ROWS):
+        rows = i + r
+        x = tl.load(values_ptr + (start + rows)[:, None] * dim + d[None, :],
+                    mask=(rows[:, None] < n) & (d[None, :] < dim), other=0.0)
+        acc += tl.sum(x.to(tl.float32), 0)
     tl.store(out_ptr + seg * dim + d, acc.to(out_ptr.dtype.element_ty), mask=d < dim)
 
 
@@ -386,34 +402,49 @@ def jagged_sum(values: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
     b = offsets.numel() - 1
     dim = values.shape[1]
     out = torch.empty((b, dim), dtype=values.dtype, device=values.device)
-    jagged_sum_kernel[(b, )](values, offsets, out, dim, BLOCK_D=_block(dim))
+    jagged_sum_kernel[(b, )](values, offsets, out, dim, ROWS=JAGGED_ROWS, BLOCK_D=_block(dim))
     return out
 
 
 @triton.jit
-def jagged_softmax_kernel(values_ptr, offsets_ptr, out_ptr, dim, BLOCK_D: tl.constexpr):
-    # Softmax over each segment's rows, column by column: an online pass for
-    # the maximum and the sum, then the normalized rows.
+def jagged_softmax_kernel(values_ptr, offsets_ptr, out_ptr, dim, ROWS: tl.constexpr, BLOCK_D: tl.constexpr):
+    # Softmax over each segment's rows, column by column. The first ROWS
+    # rows stay in registers: a segment no longer than that is read once;
+    # a longer one folds its further tiles into an online maximum and sum,
+    # then is read again to normalize.
     seg = tl.program_id(0)
     start = tl.load(offsets_ptr + seg)
-    end = tl.load(offsets_ptr + seg + 1)
+    n = tl.load(offsets_ptr + seg + 1) - start
+    r = tl.arange(0, ROWS)
     d = tl.arange(0, BLOCK_D)
-    m = tl.full((BLOCK_D, ), float("-inf"), tl.float32)
-    s = tl.zeros((BLOCK_D, ), tl.float32)
-    for i in range(start, end):
-        x = tl.load(values_ptr + i * dim + d, mask=d < dim, other=0.0).to(tl.float32)
-        m_new = tl.maximum(m, x)
-        s = s * tl.exp(m - m_new) + tl.exp(x - m_new)
+    ptrs = values_ptr + (start + r)[:, None] * dim + d[None, :]
+    mask = (r[:, None] < n) & (d[None, :] < dim)
+    x = tl.load(ptrs, mask=mask, other=float("-inf")).to(tl.float32)
+    m = tl.max(x, 0)
+    s = tl.sum(tl.exp(x - m[None, :]), 0)
+    for i in range(ROWS, n, ROWS):
+        rows = i + r
+        xi = tl.load(values_ptr + (start + rows)[:, None] * dim + d[None, :],
+                     mask=(rows[:, None] < n) & (d[None, :] < dim), other=float("-inf")).to(tl.float32)
+        m_new = tl.maximum(m, tl.max(xi, 0))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(xi - m_new[None, :]), 0)
         m = m_new
-    for i in range(start, end):
-        x = tl.load(values_ptr + i * dim + d, mask=d < dim, other=0.0).to(tl.float32)
-        tl.store(out_ptr + i * dim + d, (tl.exp(x - m) / s).to(out_ptr.dtype.element_ty), mask=d < dim)
+    if n <= ROWS:
+        tl.store(out_ptr + (start + r)[:, None] * dim + d[None, :],
+                 (tl.exp(x - m[None, :]) / s[None, :]).to(out_ptr.dtype.element_ty), mask=mask)
+    else:
+        for i in range(0, n, ROWS):
+            rows = i + r
+            at = (start + rows)[:, None] * dim + d[None, :]
+            mask_i = (rows[:, None] < n) & (d[None, :] < dim)
+            xi = tl.load(values_ptr + at, mask=mask_i, other=0.0).to(tl.float32)
+            tl.store(out_ptr + at, (tl.exp(xi - m[None, :]) / s[None, :]).to(out_ptr.dtype.element_ty), mask=mask_i)
 
 
 def jagged_softmax(values: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
     """Softmax over the rows of each segment, per column."""
     out = torch.empty_like(values)
-    jagged_softmax_kernel[(offsets.numel() - 1, )](values, offsets, out, values.shape[1],
+    jagged_softmax_kernel[(offsets.numel() - 1, )](values, offsets, out, values.shape[1], ROWS=JAGGED_ROWS,
                                                    BLOCK_D=_block(values.shape[1]))
     return out
 
