@@ -52,6 +52,20 @@ def test_jagged_kernels_over_one_and_several_tiles():
                  op.reference(values, offsets, dense), (1e-5, 1e-5))
 
 
+def test_row_batched_kernels_at_their_edges():
+    """Kernels that give a program several rows: a last program with
+    fewer rows than the others, columns that are not a power of two, and
+    scatter_add's source rows of one program and of several programs
+    landing on one destination row."""
+    g = torch.Generator().manual_seed(5)
+    out, src = torch.randn(70, 24, generator=g), torch.randn(333, 24, generator=g)
+    index = torch.randint(0, 70, (333, ), generator=g)
+    index[:40] = 5
+    index[::9] = 69
+    op = LONG_TAIL["scatter_add"]
+    _compare(op.run(out.to("mtia"), index.to("mtia"), src.to("mtia")), op.reference(out, index, src), (1e-4, 1e-4))
+
+
 def test_there_are_17_long_tail_operators():
     assert len(LONG_TAIL) == 17
 

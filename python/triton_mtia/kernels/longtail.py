@@ -27,6 +27,20 @@ def _block(n: int) -> int:
     return max(16, triton.next_power_of_2(n))
 
 
+def _processors(t: torch.Tensor) -> int:
+    """The processors of t's device (PEs on MTIA, SMs on a GPU)."""
+    backend = getattr(torch, t.device.type, None)
+    if backend is None or not hasattr(backend, "get_device_properties"):
+        return 64
+    return backend.get_device_properties(t.device).multi_processor_count
+
+
+def _rows_per_program(rows: int, t: torch.Tensor, most: int = 16) -> int:
+    """Rows each program of a row-batched kernel takes: enough for a program
+    per processor, a power of two (a tile dimension), at most `most`."""
+    return min(most, triton.next_power_of_2(triton.cdiv(rows, _processors(t))))
+
+
 def _rows(x: torch.Tensor) -> torch.Tensor:
     if x.dim() != 2:
         raise ValueError(f"expected a 2-D tensor [rows, columns], not {tuple(x.shape)}")
@@ -279,21 +293,24 @@ def index_select(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
 
 
 @triton.jit
-def scatter_add_kernel(src_ptr, index_ptr, out_ptr, dim, BLOCK_D: tl.constexpr):
-    # One program per source row, added to its destination row atomically
-    # (rows of several programs may share a destination).
-    row = tl.program_id(0)
+def scatter_add_kernel(src_ptr, index_ptr, out_ptr, n, dim, ROWS: tl.constexpr, BLOCK_D: tl.constexpr):
+    # ROWS source rows per program, each added to its destination row
+    # atomically (rows of one or several programs may share a destination).
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
     d = tl.arange(0, BLOCK_D)
-    dst = tl.load(index_ptr + row)
-    values = tl.load(src_ptr + row * dim + d, mask=d < dim, other=0.0)
-    tl.atomic_add(out_ptr + dst * dim + d, values, mask=d < dim)
+    mask = (rows[:, None] < n) & (d[None, :] < dim)
+    dst = tl.load(index_ptr + rows, mask=rows < n, other=0)
+    values = tl.load(src_ptr + rows[:, None] * dim + d[None, :], mask=mask, other=0.0)
+    tl.atomic_add(out_ptr + dst[:, None] * dim + d[None, :], values, mask=mask)
 
 
 def scatter_add(out: torch.Tensor, index: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
     """out.index_add_(0, index, src) in place (rows of src [n, dim] added
     to rows `index` of out); returns out."""
     src = src.contiguous()
-    scatter_add_kernel[(src.shape[0], )](src, index, out, src.shape[1], BLOCK_D=_block(src.shape[1]))
+    n, dim = src.shape
+    rows = _rows_per_program(n, src)
+    scatter_add_kernel[(triton.cdiv(n, rows), )](src, index, out, n, dim, ROWS=rows, BLOCK_D=_block(dim))
     return out
 
 
