@@ -52,12 +52,21 @@ def test_jagged_kernels_over_one_and_several_tiles():
                  op.reference(values, offsets, dense), (1e-5, 1e-5))
 
 
-def test_row_batched_kernels_at_their_edges():
-    """Kernels that give a program several rows: a last program with
-    fewer rows than the others, columns that are not a power of two, and
-    scatter_add's source rows of one program and of several programs
-    landing on one destination row."""
+def test_tiled_kernels_at_their_edges():
+    """The long-tail kernels that give a program a 2-D tile, where the
+    tile and the data part: a last program with fewer rows than the
+    others, extents that are not powers of two (group norm's channels per
+    group and spatial size), and scatter_add's source rows of one program
+    and of several programs landing on one destination row."""
     g = torch.Generator().manual_seed(5)
+    x, w, b = torch.randn(7, 12, 5, generator=g) * 3 + 1, torch.randn(12, generator=g), torch.randn(12, generator=g)
+    op = LONG_TAIL["group_norm"]  # 8 groups
+    x8, w8, b8 = torch.randn(3, 24, 3, 3, generator=g), torch.randn(24, generator=g), torch.randn(24, generator=g)
+    _compare(op.run(x8.to("mtia"), w8.to("mtia"), b8.to("mtia")), op.reference(x8, w8, b8), op.tolerance)
+    from triton_mtia.kernels.longtail import group_norm
+    got = group_norm(x.to("mtia"), 4, w.to("mtia"), b.to("mtia")).cpu()
+    torch.testing.assert_close(got, torch.nn.functional.group_norm(x, 4, w, b), rtol=1e-4, atol=1e-4)
+
     out, src = torch.randn(70, 24, generator=g), torch.randn(333, 24, generator=g)
     index = torch.randint(0, 70, (333, ), generator=g)
     index[:40] = 5

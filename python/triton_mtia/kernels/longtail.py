@@ -137,23 +137,26 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
 
 
 @triton.jit
-def group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, group_size, hw, channels_per_group, num_groups, eps,
-                      BLOCK: tl.constexpr):
+def group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, hw, channels_per_group, num_groups, eps, BLOCK_C: tl.constexpr,
+                      BLOCK_HW: tl.constexpr):
     # One program per (sample, group): the group's channels x spatial
-    # elements are contiguous in NCHW.
+    # elements, contiguous in NCHW, as a [channels, spatial] tile, so that
+    # each channel's weight and bias broadcast along its row.
     pid = tl.program_id(0)
     group = pid % num_groups
-    offs = tl.arange(0, BLOCK)
-    mask = offs < group_size
-    base = pid * group_size
-    x = tl.load(x_ptr + base + offs, mask=mask, other=0.0).to(tl.float32)
-    mean = tl.sum(x, 0) / group_size
+    c = tl.arange(0, BLOCK_C)
+    s = tl.arange(0, BLOCK_HW)
+    mask = (c[:, None] < channels_per_group) & (s[None, :] < hw)
+    offs = pid * channels_per_group * hw + c[:, None] * hw + s[None, :]
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    size = channels_per_group * hw
+    mean = tl.sum(x) / size
     d = tl.where(mask, x - mean, 0.0)
-    rstd = 1.0 / tl.sqrt(tl.sum(d * d, 0) / group_size + eps)
-    channel = group * channels_per_group + offs // hw
-    w = tl.load(w_ptr + channel, mask=mask, other=0.0)
-    b = tl.load(b_ptr + channel, mask=mask, other=0.0)
-    tl.store(y_ptr + base + offs, (d * rstd * w + b).to(y_ptr.dtype.element_ty), mask=mask)
+    rstd = 1.0 / tl.sqrt(tl.sum(d * d) / size + eps)
+    channel = group * channels_per_group + c
+    w = tl.load(w_ptr + channel, mask=c < channels_per_group, other=0.0)
+    b = tl.load(b_ptr + channel, mask=c < channels_per_group, other=0.0)
+    tl.store(y_ptr + offs, (d * rstd * w[:, None] + b[:, None]).to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def group_norm(x: torch.Tensor, num_groups: int, weight: torch.Tensor, bias: torch.Tensor,
@@ -162,10 +165,10 @@ def group_norm(x: torch.Tensor, num_groups: int, weight: torch.Tensor, bias: tor
     x = x.contiguous()
     n, c = x.shape[:2]
     hw = x[0, 0].numel()
-    group_size = (c // num_groups) * hw
+    per_group = c // num_groups
     y = torch.empty_like(x)
-    group_norm_kernel[(n * num_groups, )](x, weight, bias, y, group_size, hw, c // num_groups, num_groups, eps,
-                                          BLOCK=_block(group_size))
+    group_norm_kernel[(n * num_groups, )](x, weight, bias, y, hw, per_group, num_groups, eps,
+                                          BLOCK_C=triton.next_power_of_2(per_group), BLOCK_HW=_block(hw))
     return y
 
 
