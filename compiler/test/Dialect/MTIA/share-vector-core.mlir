@@ -27,6 +27,24 @@ func.func @independent(%a: i64) {
   return
 }
 
+// The same commands, but the core reads an element of the Sqrt's result
+// before it issues the Sin: it waits for that tile (664), when the SE has
+// nothing queued, so the Sin finishes first on the SE (800, against 1180).
+// CHECK-LABEL: func.func @after_a_read
+// CHECK: mtia.read
+// CHECK-NEXT: mtia.se "Sin" {{[^"]*$}}
+func.func @after_a_read(%a: i64) {
+  %c1 = arith.constant 1 : i64
+  %c64 = arith.constant 64 : i64
+  mtia.dma_in %a strides(%c64, %c1) valid(%c64, %c64) {cb = 0 : i64, elemType = f32, shape = array<i64: 64, 64>}
+  mtia.se "Neg" {cb = 2 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.se "Abs" {cb = 3 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  mtia.se "Sqrt" {cb = 4 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  %x = mtia.read {cb = 4 : i64, index = 0 : i64} : f32
+  mtia.se "Sin" {cb = 5 : i64, elemType = f32, shape = array<i64: 64, 64>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 64, 1>]}
+  return
+}
+
 // A command on two views pays three port cycles a strip on the vector core
 // (two loads, a store): 772 cycles. Behind the same three SE commands it
 // finishes at 800 on the SE and at 1028 on the vector core: it stays.

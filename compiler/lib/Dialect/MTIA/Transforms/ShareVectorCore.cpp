@@ -14,7 +14,10 @@
 // their own, starting from idle units) the pass list-schedules the commands
 // in program order: a command's inputs are ready when the commands that
 // wrote the CBs it reads are done, it starts when they are and its unit is
-// free, and it takes its unit's time by the simulator's formulas
+// free (and not before the core issues it: after a blocking read of a CB,
+// `mtia.read`, the core has waited for that tile, so a unit that was busy
+// until then is free, not ahead of the others), and it takes its unit's
+// time by the simulator's formulas
 // (docs/simulator.md, "Timing"). An elementwise command on the SE moves to
 // the vector core when it would finish there first; every other command
 // keeps its unit and only occupies it. This is the classic earliest-finish
@@ -160,6 +163,9 @@ struct ShareVectorCore
   /// Estimated unit availability and tile readiness, in cycles.
   struct Schedule {
     std::array<int64_t, kNumUnits> unitFree{};
+    /// No command after a blocking read of a CB (`mtia.read`) is issued
+    /// before the tile it reads is done: the core waits for it.
+    int64_t issued = 0;
     DenseMap<int64_t, int64_t> cbReady; ///< when the CB's last tile is done
     DenseMap<int64_t, OpenLoop> openLoops;
   };
@@ -300,11 +306,15 @@ struct ShareVectorCore
             scheduleRegionBlock(inner, isa<scf::ForOp, scf::WhileOp>(op));
       if (splitOff.contains(&op))
         continue; // scheduled with the command it was split from
+      if (auto read = dyn_cast<ReadOp>(op)) {
+        state.issued = std::max(state.issued, state.cbReady.lookup(read.getCb()));
+        continue;
+      }
       auto [unit, cycles] = occupancy(&op);
       if (unit == Unit::None)
         continue;
       CbUses uses = getCbUses(&op);
-      int64_t ready = 0;
+      int64_t ready = state.issued;
       for (int64_t cb : uses.reads)
         ready = std::max(ready, state.cbReady.lookup(cb));
       auto finishOn = [&](Unit u, int64_t c) {
@@ -330,7 +340,7 @@ struct ShareVectorCore
         // split (its SE part then takes the SE's rows).
         if (auto [cb, loop] = fuse ? joinable(se, state) : std::pair{int64_t(-1), nullptr};
             loop) {
-          int64_t otherReady = 0;
+          int64_t otherReady = state.issued;
           for (int64_t read : uses.reads)
             if (read != cb)
               otherReady = std::max(otherReady, state.cbReady.lookup(read));
