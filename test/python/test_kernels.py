@@ -53,11 +53,12 @@ def test_jagged_kernels_over_one_and_several_tiles():
 
 
 def test_tiled_kernels_at_their_edges():
-    """The long-tail kernels that give a program a 2-D tile, where the
-    tile and the data part: a last program with fewer rows than the
+    """The long-tail kernels that give a program a 2-D or 3-D tile, where
+    the tile and the data part: a last program with fewer rows than the
     others, extents that are not powers of two (group norm's channels per
-    group and spatial size), and scatter_add's source rows of one program
-    and of several programs landing on one destination row."""
+    group and spatial size, rope's heads, top-k's columns), scatter_add's
+    source rows of one program and of several programs landing on one
+    destination row, top-k's ties, and bags empty or longer than a tile."""
     g = torch.Generator().manual_seed(5)
     x, w, b = torch.randn(7, 12, 5, generator=g) * 3 + 1, torch.randn(12, generator=g), torch.randn(12, generator=g)
     op = LONG_TAIL["group_norm"]  # 8 groups
@@ -73,6 +74,30 @@ def test_tiled_kernels_at_their_edges():
     index[::9] = 69
     op = LONG_TAIL["scatter_add"]
     _compare(op.run(out.to("mtia"), index.to("mtia"), src.to("mtia")), op.reference(out, index, src), (1e-4, 1e-4))
+
+    # rope: 3 heads in a tile of 4, positions 8 to a program but the last.
+    x, cos, sin = torch.randn(515, 3, 16, generator=g), torch.randn(515, 8, generator=g), torch.randn(515, 8, generator=g)
+    op = LONG_TAIL["rope"]
+    _compare(op.run(x.to("mtia"), cos.to("mtia"), sin.to("mtia")), op.reference(x, cos, sin), op.tolerance)
+
+    # top-k: two rows to a program but the last, 33 columns, ties.
+    x = torch.randint(-3, 4, (601, 33), generator=g).float()
+    values, indices = LONG_TAIL["topk"].run(x.to("mtia"))
+    want = x.topk(8, 1)
+    assert torch.equal(values.cpu(), want.values)
+    # Ties go to the first position: gather the picks back, and check them.
+    assert torch.equal(x.gather(1, indices.cpu()), want.values)
+    assert all(len(set(row.tolist())) == 8 for row in indices.cpu())
+
+    # embedding bag: empty bags, bags longer than a tile, mean size 3.
+    weight = torch.randn(300, 20, generator=g)
+    lengths = torch.tensor([0, 1, 3, 2, 0, 40, 3, 1, 0, 7] * 3)
+    offsets = torch.zeros(len(lengths) + 1, dtype=torch.int64)
+    offsets[1:] = lengths.cumsum(0)
+    indices = torch.randint(0, 300, (int(offsets[-1]), ), generator=g)
+    op = LONG_TAIL["embedding_bag"]
+    _compare(op.run(weight.to("mtia"), indices.to("mtia"), offsets.to("mtia")),
+             op.reference(weight, indices, offsets), op.tolerance)
 
 
 def test_there_are_17_long_tail_operators():

@@ -35,10 +35,14 @@ def _processors(t: torch.Tensor) -> int:
     return backend.get_device_properties(t.device).multi_processor_count
 
 
-def _rows_per_program(rows: int, t: torch.Tensor, most: int = 16) -> int:
-    """Rows each program of a row-batched kernel takes: enough for a program
-    per processor, a power of two (a tile dimension), at most `most`."""
-    return min(most, triton.next_power_of_2(triton.cdiv(rows, _processors(t))))
+def _rows_per_program(rows: int, t: torch.Tensor, most: int = 16, programs_per_processor: int = 1) -> int:
+    """Rows each program of a row-batched kernel takes: about enough for
+    `programs_per_processor` programs on every processor, a power of two
+    (a tile dimension), at most `most`. Several programs on a processor
+    overlap one's loads with another's compute; one program per processor
+    issues the fewest commands."""
+    share = max(1, rows // (_processors(t) * programs_per_processor))
+    return min(most, triton.next_power_of_2(share))
 
 
 def _rows(x: torch.Tensor) -> torch.Tensor:
@@ -197,19 +201,23 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 @triton.jit
-def rope_kernel(x_ptr, cos_ptr, sin_ptr, y_ptr, heads, HALF: tl.constexpr):
-    # One program per (position, head): the head's two halves rotate by the
-    # position's angles (the "rotate half" form of rotary embeddings).
-    pid = tl.program_id(0)
-    pos = pid // heads
+def rope_kernel(x_ptr, cos_ptr, sin_ptr, y_ptr, seq, heads, POSITIONS: tl.constexpr, BLOCK_H: tl.constexpr,
+                HALF: tl.constexpr):
+    # POSITIONS positions per program, all their heads: each head's two
+    # halves rotate by its position's angles (the "rotate half" form of
+    # rotary embeddings), which broadcast over the heads.
+    p = tl.program_id(0) * POSITIONS + tl.arange(0, POSITIONS)
+    h = tl.arange(0, BLOCK_H)
     d = tl.arange(0, HALF)
-    base = pid * 2 * HALF
-    x1 = tl.load(x_ptr + base + d).to(tl.float32)
-    x2 = tl.load(x_ptr + base + HALF + d).to(tl.float32)
-    c = tl.load(cos_ptr + pos * HALF + d)
-    s = tl.load(sin_ptr + pos * HALF + d)
-    tl.store(y_ptr + base + d, (x1 * c - x2 * s).to(y_ptr.dtype.element_ty))
-    tl.store(y_ptr + base + HALF + d, (x2 * c + x1 * s).to(y_ptr.dtype.element_ty))
+    mask = (p[:, None, None] < seq) & (h[None, :, None] < heads)
+    at = (p[:, None, None] * heads + h[None, :, None]) * 2 * HALF + d[None, None, :]
+    x1 = tl.load(x_ptr + at, mask=mask, other=0.0).to(tl.float32)
+    x2 = tl.load(x_ptr + at + HALF, mask=mask, other=0.0).to(tl.float32)
+    angles = p[:, None] * HALF + d[None, :]
+    c = tl.load(cos_ptr + angles, mask=p[:, None] < seq, other=0.0)[:, None, :]
+    s = tl.load(sin_ptr + angles, mask=p[:, None] < seq, other=0.0)[:, None, :]
+    tl.store(y_ptr + at, (x1 * c - x2 * s).to(y_ptr.dtype.element_ty), mask=mask)
+    tl.store(y_ptr + at + HALF, (x2 * c + x1 * s).to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -220,7 +228,10 @@ def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     if dim % 2 or triton.next_power_of_2(dim // 2) != dim // 2:
         raise ValueError(f"rope: the head dimension must be twice a power of two, not {dim}")
     y = torch.empty_like(x)
-    rope_kernel[(seq * heads, )](x, cos.contiguous(), sin.contiguous(), y, heads, HALF=dim // 2)
+    positions = _rows_per_program(seq, x)
+    rope_kernel[(triton.cdiv(seq, positions), )](x, cos.contiguous(), sin.contiguous(), y, seq, heads,
+                                                 POSITIONS=positions, BLOCK_H=triton.next_power_of_2(heads),
+                                                 HALF=dim // 2)
     return y
 
 
@@ -250,17 +261,28 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 # ---------------------------------------------------------------------------
 
 
+#: The most indices of a bag that an embedding-bag program gathers at once,
+#: as one [rows, dim] tile of table rows summed along the rows; a bigger bag
+#: takes several.
+BAG_ROWS = 32
+
+
 @triton.jit
-def embedding_bag_kernel(weight_ptr, indices_ptr, offsets_ptr, out_ptr, dim, BLOCK_D: tl.constexpr):
+def embedding_bag_kernel(weight_ptr, indices_ptr, offsets_ptr, out_ptr, dim, ROWS: tl.constexpr,
+                         BLOCK_D: tl.constexpr):
     # One program per bag: the sum of its rows of the table.
     bag = tl.program_id(0)
     start = tl.load(offsets_ptr + bag)
     end = tl.load(offsets_ptr + bag + 1)
+    r = tl.arange(0, ROWS)
     d = tl.arange(0, BLOCK_D)
     acc = tl.zeros((BLOCK_D, ), tl.float32)
-    for i in range(start, end):
-        row = tl.load(indices_ptr + i)
-        acc += tl.load(weight_ptr + row * dim + d, mask=d < dim, other=0.0).to(tl.float32)
+    for i in range(start, end, ROWS):
+        picked = i + r < end
+        row = tl.load(indices_ptr + i + r, mask=picked, other=0)
+        rows = tl.load(weight_ptr + row[:, None] * dim + d[None, :], mask=picked[:, None] & (d[None, :] < dim),
+                       other=0.0)
+        acc += tl.sum(rows.to(tl.float32), 0)
     tl.store(out_ptr + bag * dim + d, acc.to(out_ptr.dtype.element_ty), mask=d < dim)
 
 
@@ -271,7 +293,10 @@ def embedding_bag(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Te
     bags = offsets.numel() - 1
     dim = weight.shape[1]
     out = torch.empty((bags, dim), dtype=weight.dtype, device=weight.device)
-    embedding_bag_kernel[(bags, )](weight, indices, offsets, out, dim, BLOCK_D=_block(dim))
+    # Tiles of about a bag's mean size (a power of two, at most BAG_ROWS):
+    # rows past a bag's end cost address and mask work too.
+    rows = min(BAG_ROWS, triton.next_power_of_2(max(1, indices.numel() // max(1, bags))))
+    embedding_bag_kernel[(bags, )](weight, indices, offsets, out, dim, ROWS=rows, BLOCK_D=_block(dim))
     return out
 
 
@@ -339,26 +364,34 @@ def cumsum(x: torch.Tensor) -> torch.Tensor:
 
 
 @triton.jit
-def topk_kernel(x_ptr, values_ptr, indices_ptr, n_cols, stride, K: tl.constexpr, BLOCK: tl.constexpr):
-    # K rounds of: the row's maximum and its first position, then masked out.
-    row = tl.program_id(0)
+def topk_kernel(x_ptr, values_ptr, indices_ptr, n_rows, n_cols, stride, K: tl.constexpr, ROWS: tl.constexpr,
+                BLOCK: tl.constexpr):
+    # ROWS rows per program, K rounds of: each row's maximum and its first
+    # position, then masked out.
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
     cols = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=float("-inf")).to(tl.float32)
+    x = tl.load(x_ptr + rows[:, None] * stride + cols[None, :], mask=(rows[:, None] < n_rows) & (cols[None, :] < n_cols),
+                other=float("-inf")).to(tl.float32)
     for k in tl.static_range(K):
-        best = tl.max(x, 0)
-        where = tl.min(tl.where(x == best, cols, BLOCK), 0)
-        tl.store(values_ptr + row * K + k, best)
-        tl.store(indices_ptr + row * K + k, where.to(tl.int64))
-        x = tl.where(cols == where, float("-inf"), x)
+        best = tl.max(x, 1)
+        where = tl.min(tl.where(x == best[:, None], cols[None, :], BLOCK), 1)
+        tl.store(values_ptr + rows * K + k, best, mask=rows < n_rows)
+        tl.store(indices_ptr + rows * K + k, where.to(tl.int64), mask=rows < n_rows)
+        x = tl.where(cols[None, :] == where[:, None], float("-inf"), x)
 
 
 def topk(x: torch.Tensor, k: int) -> Tuple[torch.Tensor, torch.Tensor]:
     """x.topk(k, dim=1) (largest, sorted; ties to the first position) of a
     fp32 x [rows, columns] without NaN; small k (the recommendation case)."""
     x = _rows(x)
-    values = torch.empty((x.shape[0], k), dtype=torch.float32, device=x.device)
-    indices = torch.empty((x.shape[0], k), dtype=torch.int64, device=x.device)
-    topk_kernel[(x.shape[0], )](x, values, indices, x.shape[1], x.stride(0), K=k, BLOCK=_block(x.shape[1]))
+    n_rows, n_cols = x.shape
+    values = torch.empty((n_rows, k), dtype=torch.float32, device=x.device)
+    indices = torch.empty((n_rows, k), dtype=torch.int64, device=x.device)
+    # K rounds of passes over a row outweigh its load: programs small enough
+    # that a processor runs several overlap one's load with another's rounds.
+    rows = _rows_per_program(n_rows, x, programs_per_processor=4)
+    topk_kernel[(triton.cdiv(n_rows, rows), )](x, values, indices, n_rows, n_cols, x.stride(0), K=k, ROWS=rows,
+                                               BLOCK=_block(n_cols))
     return values, indices
 
 
