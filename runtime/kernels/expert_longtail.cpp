@@ -47,9 +47,7 @@
 //    its rows of the output with one atomic command over the chunk, its
 //    addresses made by one SE command;
 //  * jagged kernels move chunks of whole segments in one DMA (segments are
-//    contiguous) and reduce each segment along its rows in local memory:
-//    jagged softmax reads each value once where the Triton kernel reads it
-//    twice;
+//    contiguous) and reduce each segment along its rows in local memory;
 //  * cross-entropy gathers each row's target logit from the chunk already
 //    in local memory (seGather), rope broadcasts cos and sin over the heads
 //    through views, group norm applies a run of consecutive groups' weights
@@ -681,8 +679,7 @@ void expert_index_select(Ctx *c, const Arg *a) {
 /// programs may land on one row of out: a program's band of source rows in
 /// chunks of G rows, each chunk one DMA in, one address tile built by the SE
 /// (index * dim * 4 + the column's byte offset, broadcast along the row)
-/// and one atomic add command for the whole chunk, where the Triton kernel
-/// makes a program, an index load and an atomic command per source row.
+/// and one atomic add command for the whole chunk.
 void expert_scatter_add(Ctx *c, const Arg *a) {
   const uint64_t out = a[0].u, index = a[1].u, src = a[2].u;
   const int64_t n = a[3].i, dim = a[4].i, G = a[5].i;
@@ -723,7 +720,7 @@ void expert_scatter_add(Ctx *c, const Arg *a) {
 /// Args: x, values, indices, rows, cols, ld, K, R. The K largest values of
 /// each row and their first positions, sorted: K rounds of max, first
 /// position of the max, and masking it out, each over a chunk of R rows in
-/// a few SE commands (the Triton kernel makes the same rounds row by row).
+/// a few SE commands.
 void expert_topk(Ctx *c, const Arg *a) {
   const uint64_t x = a[0].u, values = a[1].u, indices = a[2].u;
   const int64_t rows = a[3].i, cols = a[4].i, ld = a[5].i, K = a[6].i, R = a[7].i;
@@ -816,8 +813,7 @@ void expert_jagged_sum(Ctx *c, const Arg *a) {
 
 /// Args: values, offsets, out, segments, dim, R. Softmax over each
 /// segment's rows, per column: max, exp and sum along the segment's rows
-/// in local memory, the chunk out in one DMA (the Triton kernel reads each
-/// row twice from memory, an online pass and a normalizing one).
+/// in local memory, the chunk out in one DMA.
 void expert_jagged_softmax(Ctx *c, const Arg *a) {
   const uint64_t values = a[0].u, offsets = a[1].u, out = a[2].u;
   const int64_t segments = a[3].i, dim = a[4].i, R = a[5].i;
