@@ -77,6 +77,13 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
 
   if (auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc)) {
     int64_t cb = newTile(op.getResult(), elemType, shape, loc);
+    if (auto order = moveInMemoryOrder(*box, shape)) {
+      // The tile holds the block in the box's order: tile dimension
+      // order[i] has the stride of the dense box's dimension i.
+      SmallVector<int64_t> dense = Lowered::denseStrides(box->shape);
+      for (auto [i, d] : llvm::enumerate(*order))
+        tensors[op.getResult()].strides[d] = dense[i];
+    }
     mtia::DmaInOp::create(b, loc, box->base, box->strides, box->valid, box->begin,
                           pad, cb, elemType, box->shape);
     return success();
@@ -117,11 +124,28 @@ LogicalResult KernelLowering::lowerStore(tt::StoreOp op) {
   auto value = tensor(op.getValue());
   if (failed(value))
     return failure();
-  int64_t valueCb = value->isDense()
-                        ? value->cb
-                        : copyToNewTile(*value, elemType, shape, loc, &temps);
+  auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc);
+  std::optional<SmallVector<int64_t>> order =
+      box ? moveInMemoryOrder(*box, shape) : std::nullopt;
+  int64_t valueCb;
+  if (order && !value->isTile()) {
+    valueCb = copyToNewTile(*value, elemType, box->shape, loc, &temps);
+  } else if (order) {
+    // The box moves in memory order: its tile is the value laid out in that
+    // order (one SE copy, unless the value already is, as a tile loaded so).
+    Lowered inBoxOrder = *value;
+    inBoxOrder.shape = box->shape;
+    for (auto [i, d] : llvm::enumerate(*order))
+      inBoxOrder.strides[i] = value->strides[d];
+    valueCb = inBoxOrder.isDense()
+                  ? value->cb
+                  : copyToNewTile(inBoxOrder, elemType, box->shape, loc, &temps);
+  } else {
+    valueCb = value->isDense() ? value->cb
+                               : copyToNewTile(*value, elemType, shape, loc, &temps);
+  }
 
-  if (auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc)) {
+  if (box) {
     mtia::DmaOutOp::create(b, loc, box->base, box->strides, box->valid, box->begin,
                            valueCb, elemType, box->shape);
   } else {

@@ -461,6 +461,59 @@ std::optional<StridedBox> KernelLowering::structuredBox(Value ptr, Value mask,
   return box;
 }
 
+/// The DMA engine walks a box in row-major order of its dimensions and
+/// merges an access only with the one just before it. A box whose innermost
+/// dimension strides through memory (Inductor's reduction over the rows of a
+/// row-major matrix loads [columns, rows] blocks; a GPU author's K^T block)
+/// makes one access per element, each a whole memory granule. Walked with its
+/// unit-stride dimension innermost, the same box makes one access per run of
+/// contiguous elements; the tile then holds the block in that order, and its
+/// readers see it through a view with permuted strides (as after tt.trans).
+std::optional<SmallVector<int64_t>>
+KernelLowering::moveInMemoryOrder(StridedBox &box, ArrayRef<int64_t> shape) {
+  const int64_t rank = shape.size();
+  if (rank < 2 || box.shape != SmallVector<int64_t>(shape) || shape.back() == 1)
+    return std::nullopt;
+  auto constStride = [&](int64_t d) -> std::optional<int64_t> {
+    APInt value;
+    if (!matchPattern(box.strides[d], m_ConstantInt(&value)))
+      return std::nullopt;
+    return value.getSExtValue();
+  };
+  // An inner stride known only at run time (a row length passed in) is
+  // walked as the outer one: no order is worse than element by element.
+  auto inner = constStride(rank - 1);
+  if (inner && (*inner == 1 || *inner == 0))
+    return std::nullopt;
+  int64_t unit = -1;
+  for (int64_t d = rank - 2; d >= 0 && unit < 0; --d)
+    if (shape[d] > 1 && constStride(d) == std::optional<int64_t>(1))
+      unit = d;
+  if (unit < 0)
+    return std::nullopt;
+  // The box's dimensions in their order, the unit-stride one moved last.
+  SmallVector<int64_t> order;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != unit)
+      order.push_back(d);
+  order.push_back(unit);
+  auto permuted = [&](ArrayRef<Value> values) {
+    SmallVector<Value> out;
+    for (int64_t d : order)
+      out.push_back(values[d]);
+    return out;
+  };
+  box.strides = permuted(box.strides);
+  box.valid = permuted(box.valid);
+  if (!box.begin.empty())
+    box.begin = permuted(box.begin);
+  SmallVector<int64_t> boxShape;
+  for (int64_t d : order)
+    boxShape.push_back(shape[d]);
+  box.shape = boxShape;
+  return order;
+}
+
 /// Dense tiles of the per-element addresses of `ptr` and of `mask` (if any)
 /// for a gather, scatter or atomic by address issued for `op`.
 Value KernelLowering::pointerBase(Value ptr) {

@@ -46,11 +46,15 @@ tt.func public @permute(%in: !tt.ptr<f32>, %out: !tt.ptr<f32>) {
 
 // A block of 8 inside rows of 24 (8 divides 24): x // 24 is uniform over
 // the block and x % 24 is the base's remainder plus the range, so the 2-D
-// load is one DMA whose base divides the block's start on the core.
+// load is one DMA whose base divides the block's start on the core. The
+// [8, 32] block strides 24 along its inner dimension and 1 along its outer
+// one: the DMA moves it in memory order, 32 runs of 8 contiguous elements,
+// and the reduction reads the tile through the transposed view.
 // CHECK-LABEL: func.func @inside_row(
 // CHECK-DAG: arith.divsi %{{.*}}, %c24_i64
 // CHECK-DAG: arith.remsi %{{.*}}, %c24_i64
-// CHECK: mtia.dma_in {{.*}}shape = array<i64: 8, 32>}
+// CHECK: mtia.dma_in %{{.*}} strides(%c24_i64, %c1_i64) valid(%c32_i64, %c8_i64) {{.*}}shape = array<i64: 32, 8>}
+// CHECK-NEXT: mtia.se_reduce "Sum" {axis = 1 {{.*}}shape = array<i64: 8, 32>, src = #mtia.view<cb = 0, elemType = f32, offset = 0, strides = 1, 8>}
 // CHECK-NOT: mtia.gather_in
 tt.func public @inside_row(%in: !tt.ptr<f32>, %out: !tt.ptr<f32>) {
   %c8 = arith.constant 8 : i32

@@ -150,3 +150,36 @@ tt.func public @masked_scalar_store(%out_ptr: !tt.ptr<f32>, %n: i32, %x: f32) {
   tt.store %o, %x, %m : !tt.ptr<f32>
   tt.return
 }
+
+// A [64, 8] block stored through pointers that stride 64 along its inner
+// dimension (a transposed store): the DMA moves the box in memory order,
+// 8 runs of 64 contiguous elements, from a copy of the value in that
+// order made by the layout unit.
+// CHECK-LABEL: func.func @store_transposed(
+// CHECK: mtia.se "Exp" {cb = [[E:[0-9]+]] : i64
+// CHECK: mtia.mlu_copy {cb = [[T:[0-9]+]] : i64, elemType = f32, shape = array<i64: 8, 64>, src = #mtia.view<cb = [[E]], elemType = f32, offset = 0, strides = 1, 8>}
+// CHECK-NEXT: mtia.dma_out %{{.*}} strides(%c64_i64, %c1_i64) valid(%c8_i64, %c64_i64) {cb = [[T]] : i64, elemType = f32, shape = array<i64: 8, 64>}
+tt.func public @store_transposed(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>) {
+  %c64 = arith.constant dense<64> : tensor<1x8xi32>
+  %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %c = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %rr = tt.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %cc = tt.expand_dims %c {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
+  %c8 = arith.constant dense<8> : tensor<64x1xi32>
+  %rows = arith.muli %rr, %c8 : tensor<64x1xi32>
+  %rb = tt.broadcast %rows : tensor<64x1xi32> -> tensor<64x8xi32>
+  %cb = tt.broadcast %cc : tensor<1x8xi32> -> tensor<64x8xi32>
+  %in = arith.addi %rb, %cb : tensor<64x8xi32>
+  %xs = tt.splat %x : !tt.ptr<f32> -> tensor<64x8x!tt.ptr<f32>>
+  %xp = tt.addptr %xs, %in : tensor<64x8x!tt.ptr<f32>>, tensor<64x8xi32>
+  %v = tt.load %xp : tensor<64x8x!tt.ptr<f32>>
+  %e = math.exp %v : tensor<64x8xf32>
+  %ct = arith.muli %cc, %c64 : tensor<1x8xi32>
+  %ctb = tt.broadcast %ct : tensor<1x8xi32> -> tensor<64x8xi32>
+  %rrb = tt.broadcast %rr : tensor<64x1xi32> -> tensor<64x8xi32>
+  %out = arith.addi %rrb, %ctb : tensor<64x8xi32>
+  %ys = tt.splat %y : !tt.ptr<f32> -> tensor<64x8x!tt.ptr<f32>>
+  %yp = tt.addptr %ys, %out : tensor<64x8x!tt.ptr<f32>>, tensor<64x8xi32>
+  tt.store %yp, %e : tensor<64x8x!tt.ptr<f32>>
+  tt.return
+}
