@@ -122,3 +122,42 @@ def test_a_loop_that_stores_reads_its_own_writes(gen, on_and_off):
     for i in range(1, 6):
         expected[i] = expected[i - 1] * 0.5 + expected[i]
     torch.testing.assert_close(y, expected)
+
+
+@triton.jit
+def segment_sums_kernel(values_ptr, offsets_ptr, out_ptr, sums_ptr, BLOCK: tl.constexpr):
+    # A CSR program: its segment's start and end offsets (two scalar loads),
+    # then a loop over the segment; its sum is stored, then loaded back,
+    # which must see the store.
+    seg = tl.program_id(0)
+    start = tl.load(offsets_ptr + seg)
+    end = tl.load(offsets_ptr + seg + 1)
+    acc = tl.zeros((BLOCK, ), tl.float32)
+    for i in range(start, end, BLOCK):
+        offs = i + tl.arange(0, BLOCK)
+        acc += tl.load(values_ptr + offs, mask=offs < end, other=0.0)
+    tl.store(sums_ptr + seg, tl.sum(acc))
+    again = tl.load(sums_ptr + seg)
+    tl.store(out_ptr + seg, again * 2)
+
+
+def test_scalar_loads_issued_before_the_reads_before_them(gen, on_and_off):
+    """mtia-issue-loads-early (the command_pipelining switch): the end offset
+    is loaded before the core waits for the start, so the program is
+    shorter; a load after a store still sees it."""
+    lengths = torch.tensor([0, 5, 64, 65, 1, 130, 7, 0])
+    offsets = torch.zeros(len(lengths) + 1, dtype=torch.int64)
+    offsets[1:] = lengths.cumsum(0)
+    values = torch.randn(int(offsets[-1]), generator=gen)
+    n = len(lengths)
+
+    def launch(**opts):
+        out, sums = torch.empty(n, device="mtia"), torch.zeros(n, device="mtia")
+        segment_sums_kernel[(n, )](values.to("mtia"), offsets.to("mtia"), out, sums, BLOCK=64, **opts)
+        return [out.cpu(), sums.cpu()]
+
+    (out, sums), on, off = on_and_off(launch, "command_pipelining")
+    want = torch.stack([values[offsets[b]:offsets[b + 1]].sum() for b in range(n)])
+    torch.testing.assert_close(sums, want, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(out, 2 * want, rtol=1e-5, atol=1e-5)
+    assert on.cycles < off.cycles

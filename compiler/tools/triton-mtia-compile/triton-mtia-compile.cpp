@@ -260,7 +260,8 @@ static int compileKernel() {
   }
   parsing = false;
 
-  auto lower = [&](ModuleOp m, unsigned rematerialize, bool pipelineCommands, bool splitLoops) {
+  auto lower = [&](ModuleOp m, unsigned rematerialize, bool pipelineCommands, bool splitLoops,
+                   bool loadsEarly) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
@@ -283,6 +284,8 @@ static int compileKernel() {
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAEffectiveShapes());
     if (pipelineCommands)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAPipelineCommands());
+    if (loadsEarly)
+      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAIssueLoadsEarly());
     if (!noMemoryOrder)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAOrderMemory());
     if (!noVectorCoreSharing) {
@@ -328,26 +331,34 @@ static int compileKernel() {
     }
     bool finer = false;
     for (unsigned level = 0;; ++level) {
-      auto attempt = [&](bool pipelineCommands, bool splitLoops) {
+      // Loads issued early go with command pipelining (its switch).
+      auto attempt = [&](bool pipelineCommands, bool splitLoops, bool loadsEarly) {
         diagnostics.clear();
         outOfCbs = outOfMemory = false;
         lowered = source->clone();
-        return succeeded(lower(*lowered, level, pipelineCommands, splitLoops));
+        return succeeded(lower(*lowered, level, pipelineCommands, splitLoops, loadsEarly));
       };
-      if (attempt(!noCommandPipelining, !noLoopSplitting))
+      const bool early = !noCommandPipelining;
+      if (attempt(!noCommandPipelining, !noLoopSplitting, early))
         break;
       // What an optimization added can be what does not fit: the tiles a
-      // split loop hands to its second part, or those stage 0 of a
-      // pipelined loop holds for the next iteration. The same lowering
-      // without the split first, then in program order too.
+      // split loop hands to its second part, those stage 0 of a pipelined
+      // loop holds for the next iteration, or the tiles of loads issued
+      // early. The same lowering without the split first, then with the
+      // loops in program order, then with every load where it was written.
+      auto changed = [&](StringRef attr) {
+        bool found = false;
+        lowered->walk([&](func::FuncOp f) { found |= f->hasAttr(attr); });
+        return found;
+      };
       bool split = (*lowered)->hasAttr(triton_mtia::tt::kSplitLoopsAttr);
-      if (split && (outOfCbs || outOfMemory) && attempt(!noCommandPipelining, false))
+      if (split && (outOfCbs || outOfMemory) && attempt(!noCommandPipelining, false, early))
         break;
-      bool pipelined = false;
-      lowered->walk([&](func::FuncOp f) {
-        pipelined |= f->hasAttr(triton_mtia::mtia::kPipelinedLoopsAttr);
-      });
-      if (pipelined && (outOfCbs || outOfMemory) && attempt(false, false))
+      if (changed(triton_mtia::mtia::kPipelinedLoopsAttr) && (outOfCbs || outOfMemory) &&
+          attempt(false, false, early))
+        break;
+      if (changed(triton_mtia::mtia::kEarlyLoadsAttr) && (outOfCbs || outOfMemory) &&
+          attempt(false, false, false))
         break;
       if (parts == 1 && level == 0)
         asWritten = diagnostics;

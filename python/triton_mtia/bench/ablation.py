@@ -29,8 +29,9 @@ flag):
   (mtia-share-vector-core; off: ``--no-vector-core-sharing``, all on the SE).
 * ``command_pipelining``: a loop's next iteration's loads and dots (and the
   SE commands they need) are issued before this iteration's tail, so that
-  in-order unit queues overlap the DPE and the SE
-  (mtia-pipeline-commands; off: ``--no-command-pipelining``, program order).
+  in-order unit queues overlap the DPE and the SE, and a block's loads
+  before the blocking reads that precede them (mtia-pipeline-commands,
+  mtia-issue-loads-early; off: ``--no-command-pipelining``, program order).
 * ``dual_issue``: the fabric interface's commands are issued by the PE's
   scalar core and the compute units' by the vector core, so a kernel of
   many small commands is no longer bound by one core's issue

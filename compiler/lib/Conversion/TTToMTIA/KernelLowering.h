@@ -258,11 +258,12 @@ private:
                                          ArrayRef<int64_t> shape, Location loc);
   /// Reorders `box` (of a tile of `shape`, no digits) so that its unit-stride
   /// dimension moves innermost where the tile's innermost dimension does not
-  /// have unit stride (a column of a row-major matrix along the tile's rows);
-  /// returns the tile dimension that each of the box's dimensions now moves,
-  /// outermost first, or nothing where the box stays as it is.
-  std::optional<SmallVector<int64_t>> moveInMemoryOrder(StridedBox &box,
-                                                         ArrayRef<int64_t> shape);
+  /// have unit stride (a column of a row-major matrix along the tile's rows)
+  /// and the unit-stride runs fill a memory granule; returns the tile
+  /// dimension that each of the box's dimensions now moves, outermost first,
+  /// or nothing where the box stays as it is.
+  std::optional<SmallVector<int64_t>> moveInMemoryOrder(StridedBox &box, ArrayRef<int64_t> shape,
+                                                         Type elemType);
   /// The scalar address a tensor of pointers is offsets from (a splat
   /// pointer moved by tt.addptr, through layout ops), or null.
   Value pointerBase(Value ptr);

@@ -77,7 +77,7 @@ LogicalResult KernelLowering::lowerLoad(tt::LoadOp op) {
 
   if (auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc)) {
     int64_t cb = newTile(op.getResult(), elemType, shape, loc);
-    if (auto order = moveInMemoryOrder(*box, shape)) {
+    if (auto order = moveInMemoryOrder(*box, shape, elemType)) {
       // The tile holds the block in the box's order: tile dimension
       // order[i] has the stride of the dense box's dimension i.
       SmallVector<int64_t> dense = Lowered::denseStrides(box->shape);
@@ -126,7 +126,7 @@ LogicalResult KernelLowering::lowerStore(tt::StoreOp op) {
     return failure();
   auto box = structuredBox(op.getPtr(), op.getMask(), shape, loc);
   std::optional<SmallVector<int64_t>> order =
-      box ? moveInMemoryOrder(*box, shape) : std::nullopt;
+      box ? moveInMemoryOrder(*box, shape, elemType) : std::nullopt;
   int64_t valueCb;
   if (order && !value->isTile()) {
     valueCb = copyToNewTile(*value, elemType, box->shape, loc, &temps);

@@ -469,8 +469,13 @@ std::optional<StridedBox> KernelLowering::structuredBox(Value ptr, Value mask,
 /// unit-stride dimension innermost, the same box makes one access per run of
 /// contiguous elements; the tile then holds the block in that order, and its
 /// readers see it through a view with permuted strides (as after tt.trans).
+/// Runs shorter than a granule save less than the strided views cost the
+/// units that read them (a vector-core loop streams a strided view element
+/// by element), so those boxes keep their order.
 std::optional<SmallVector<int64_t>>
-KernelLowering::moveInMemoryOrder(StridedBox &box, ArrayRef<int64_t> shape) {
+KernelLowering::moveInMemoryOrder(StridedBox &box, ArrayRef<int64_t> shape, Type elemType) {
+  // docs/simulator.md, memory_access_bytes.
+  constexpr int64_t kGranuleBytes = 32;
   const int64_t rank = shape.size();
   if (rank < 2 || box.shape != SmallVector<int64_t>(shape) || shape.back() == 1)
     return std::nullopt;
@@ -489,7 +494,7 @@ KernelLowering::moveInMemoryOrder(StridedBox &box, ArrayRef<int64_t> shape) {
   for (int64_t d = rank - 2; d >= 0 && unit < 0; --d)
     if (shape[d] > 1 && constStride(d) == std::optional<int64_t>(1))
       unit = d;
-  if (unit < 0)
+  if (unit < 0 || shape[unit] * mtia::elementBytes(elemType) < kGranuleBytes)
     return std::nullopt;
   // The box's dimensions in their order, the unit-stride one moved last.
   SmallVector<int64_t> order;

@@ -33,6 +33,8 @@ inline constexpr llvm::StringLiteral kPointerAttr = "mtia.pointer";
 inline constexpr llvm::StringLiteral kReplaceFrontAttr = "mtia.replace_front";
 /// On a function: how many of its loops mtia-pipeline-commands rewrote.
 inline constexpr llvm::StringLiteral kPipelinedLoopsAttr = "mtia.pipelined_loops";
+/// On a function: how many of its loads mtia-issue-loads-early moved.
+inline constexpr llvm::StringLiteral kEarlyLoadsAttr = "mtia.early_loads";
 /// On a command: the RISC-V core that issues it, 1 (the vector core);
 /// absent: core 0. Set by mtia-dual-issue, read by the C++ emitter.
 inline constexpr llvm::StringLiteral kCoreAttr = "mtia.core";

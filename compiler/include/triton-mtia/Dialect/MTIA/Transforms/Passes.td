@@ -30,6 +30,21 @@ def MTIAAssignCBs : Pass<"mtia-assign-cbs", "::mlir::func::FuncOp"> {
   ];
 }
 
+def MTIAIssueLoadsEarly : Pass<"mtia-issue-loads-early", "::mlir::func::FuncOp"> {
+  let summary = "Issue a block's loads before the core waits at earlier reads";
+  let description = [{
+    A scalar load is a one-element DMA and a blocking read of its tile, so
+    two in a row (a segment's start and end offsets) wait for memory one
+    after the other. Each `mtia.dma_in` moves up its block, with the pure
+    scalar ops that compute its operands, past the blocking reads
+    (`mtia.read`), pops, pure scalar ops and loads into other CBs before
+    it, so that the core issues it before it waits and the round trips
+    overlap. A load never passes a store, scatter, atomic, fence, barrier,
+    assert, compute command or op with regions, nor a load into its own
+    CB; it moves only where it passes a read (IssueLoadsEarly.cpp).
+  }];
+}
+
 def MTIAOrderMemory : Pass<"mtia-order-memory", "::mlir::func::FuncOp"> {
   let summary = "Fence the DMAs of a program that may touch the same memory";
   let description = [{
