@@ -123,6 +123,11 @@ CbUsers mlir::triton_mtia::mtia::collectCbUsers(Operation *root) {
   return users;
 }
 
+bool mlir::triton_mtia::mtia::isPureScalar(Operation *op) {
+  return op->getNumRegions() == 0 && isPure(op) &&
+         llvm::all_of(op->getResultTypes(), [](Type t) { return t.isIntOrIndexOrFloat(); });
+}
+
 int64_t mlir::triton_mtia::mtia::producedBytes(Operation *op) {
   if (auto iota = dyn_cast<SeIotaOp>(op))
     return iota.getLength() * elementBytes(iota.getElemType());

@@ -43,12 +43,6 @@ using namespace mlir::triton_mtia::mtia;
 
 namespace {
 
-/// A pure scalar op of the core (address and bound arithmetic).
-bool isPureScalar(Operation *op) {
-  return op->getNumRegions() == 0 && isPure(op) &&
-         llvm::all_of(op->getResultTypes(), [](Type t) { return t.isIntOrIndexOrFloat(); });
-}
-
 struct IssueLoadsEarly
     : public mlir::triton_mtia::mtia::impl::MTIAIssueLoadsEarlyBase<IssueLoadsEarly> {
   /// Moves `load` up its block as far as it may go, with the pure scalar

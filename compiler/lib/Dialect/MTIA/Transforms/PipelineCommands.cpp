@@ -63,12 +63,6 @@ bool isAheadCommand(Operation *op) {
          op->getNumRegions() == 0;
 }
 
-/// A pure scalar op of the core (address and bound arithmetic).
-bool isPureScalar(Operation *op) {
-  return op->getNumRegions() == 0 && isPure(op) &&
-         llvm::all_of(op->getResultTypes(), [](Type t) { return t.isIntOrIndexOrFloat(); });
-}
-
 /// Whether the loop writes memory or waits for the units anywhere inside.
 bool writesOrWaits(scf::ForOp loop) {
   return loop.getBody()

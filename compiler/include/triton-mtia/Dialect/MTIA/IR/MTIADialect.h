@@ -87,6 +87,9 @@ struct CbUsers {
 CbUsers collectCbUsers(Operation *root);
 /// Bytes of the tile a command appends to its CB (`getCbUses(op).writes`).
 int64_t producedBytes(Operation *op);
+/// Whether `op` is a pure scalar op of the core (address and bound
+/// arithmetic): no regions, no effects, scalar results.
+bool isPureScalar(Operation *op);
 /// Cycles per strip of VLEN bits of a vector-core loop over `shape`
 /// reading `srcs` (the simulator's vecStripCycles, device.h vecLoop): the
 /// busier of the local-memory port (a load per view that steps along the
