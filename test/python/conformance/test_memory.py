@@ -77,6 +77,37 @@ def test_indirect_load(gen):
 
 
 @triton.jit
+def gather_rows_kernel(x_ptr, idx_ptr, out_ptr, n_rows, dim, INDUCTOR: tl.constexpr, ROWS: tl.constexpr,
+                       BLOCK_D: tl.constexpr):
+    # Rows of x picked by loaded indices, masked past n_rows and dim: the
+    # pointer moved by the rows first (as an author writes it) or one offset
+    # of two broadcasts (as Inductor does).
+    r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    d = tl.arange(0, BLOCK_D)
+    idx = tl.load(idx_ptr + r, mask=r < n_rows, other=0)
+    mask = (r[:, None] < n_rows) & (d[None, :] < dim)
+    if INDUCTOR:
+        v = tl.load(x_ptr + (d[None, :] + dim * idx[:, None]), mask=mask, other=-1.0)
+    else:
+        v = tl.load(x_ptr + idx[:, None] * dim + d[None, :], mask=mask, other=-1.0)
+    tl.store(out_ptr + r[:, None] * BLOCK_D + d[None, :], v, mask=r[:, None] < n_rows)
+
+
+@pytest.mark.parametrize("inductor", [False, True])
+def test_gathered_rows(inductor, gen):
+    # The addresses are made per row and per column, then added once
+    # (docs/compiler.md, "Structured accesses become DMAs"), whichever way
+    # they are written; the results are the same.
+    x = make(300 * 50, torch.float32, gen).reshape(300, 50)
+    idx = torch.randint(0, 300, (37, ), generator=gen, dtype=torch.int32)
+    out = torch.empty(37, 64)
+    gather_rows_kernel[(triton.cdiv(37, 16), )](x, idx, out, 37, 50, INDUCTOR=inductor, ROWS=16, BLOCK_D=64)
+    want = torch.full((37, 64), -1.0)
+    want[:, :50] = x[idx.long()]
+    torch.testing.assert_close(out, want)
+
+
+@triton.jit
 def scatter_kernel(x_ptr, idx_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n

@@ -273,6 +273,24 @@ private:
   FailureOr<Lowered> rematerialize(
       Value v, Location loc,
       SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
+  /// For the addresses `base + (x + y) * elemBytes` of a gather whose
+  /// offset `sum` adds broadcast operands: `base + x * elemBytes` and
+  /// `y * elemBytes` (i64 views over `shape`), each computed at its own
+  /// shape, for one full-size add; nothing where `sum` is not of that form.
+  FailureOr<std::optional<std::pair<Lowered, Lowered>>>
+  broadcastSumAddresses(Value base, arith::AddIOp sum, int64_t elemBytes, ArrayRef<int64_t> shape,
+                        Location loc, SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
+  /// Offsets `off` (elements; a tile, perhaps broadcast, or a splat) as i64
+  /// byte offsets, computed over the dimensions `off` does not broadcast
+  /// and viewed again over `shape`.
+  Lowered bytesAtOwnShape(const Lowered &off, int64_t elemBytes, ArrayRef<int64_t> shape,
+                          Location loc, SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
+  /// One i64 SE command `opcode` on tile `l` (and an immediate, first or
+  /// last) over the dimensions `l` does not broadcast, into a new tile
+  /// viewed again over `shape`.
+  Lowered i64AtOwnShape(StringRef opcode, const Lowered &l, Value imm, bool immFirst,
+                        ArrayRef<int64_t> shape, Location loc,
+                        SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
 
   // The rest of the Triton language (Atomics.cpp, ReduceScan.cpp, Casts.cpp,
   // Debug.cpp, While.cpp). `lowerLanguageOp` returns std::nullopt for ops it

@@ -556,6 +556,89 @@ FailureOr<AddressTiles> KernelLowering::addressTiles(
   return tiles;
 }
 
+/// The dimensions a tile does not broadcast (stride 0 makes a dimension 1).
+static SmallVector<int64_t> ownShape(const Lowered &l) {
+  SmallVector<int64_t> own(l.shape);
+  for (auto [d, stride] : llvm::enumerate(l.strides))
+    if (stride == 0)
+      own[d] = 1;
+  return own;
+}
+
+/// `row[:, None] * stride + col[None, :]`, the offsets of a gather of rows
+/// (an embedding's, a paged cache's blocks), is an add of two broadcasts.
+/// Widened, scaled and added to the base as written, it takes four commands
+/// over the whole [rows, cols] tile of 64-bit addresses. Each broadcast
+/// operand is only [rows, 1] or [1, cols] of its own: widened and scaled
+/// there, the base added to the smaller one, the addresses are one
+/// full-size add of the two (Triton's address arithmetic, as the structured
+/// analysis, assumes that the 32-bit sum does not wrap).
+FailureOr<std::optional<std::pair<Lowered, Lowered>>> KernelLowering::broadcastSumAddresses(
+    Value base, arith::AddIOp sum, int64_t elemBytes, ArrayRef<int64_t> shape, Location loc,
+    SmallVectorImpl<std::pair<int64_t, int64_t>> &temps) {
+  auto broadcastOrUniform = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    return isa_and_nonnull<tt::BroadcastOp, tt::SplatOp>(def) ||
+           (isa_and_nonnull<arith::ConstantOp>(def) &&
+            isa<SplatElementsAttr>(cast<arith::ConstantOp>(def).getValue()));
+  };
+  Value x = sum.getLhs(), y = sum.getRhs();
+  if (!broadcastOrUniform(x) || !broadcastOrUniform(y) ||
+      !(x.getDefiningOp<tt::BroadcastOp>() || y.getDefiningOp<tt::BroadcastOp>()))
+    return std::optional<std::pair<Lowered, Lowered>>();
+  auto scaled = [&](Value v) -> FailureOr<Lowered> {
+    auto l = rematerialize(v, loc, temps);
+    if (failed(l))
+      return failure();
+    return bytesAtOwnShape(*l, elemBytes, shape, loc, temps);
+  };
+  auto sx = scaled(x);
+  auto sy = failed(sx) ? FailureOr<Lowered>(failure()) : scaled(y);
+  if (failed(sx) || failed(sy))
+    return failure();
+  // The base goes into the operand of fewer elements.
+  auto own = [&](const Lowered &l) { return l.isTile() ? numElements(ownShape(l)) : 1; };
+  Lowered &small = own(*sx) <= own(*sy) ? *sx : *sy;
+  if (!small.isTile())
+    small = Lowered::splat(b.createOrFold<arith::AddIOp>(loc, base, small.scalar));
+  else
+    small = i64AtOwnShape("Add", small, base, /*immFirst=*/true, shape, loc, temps);
+  return std::optional<std::pair<Lowered, Lowered>>(std::make_pair(*sx, *sy));
+}
+
+Lowered KernelLowering::i64AtOwnShape(StringRef opcode, const Lowered &l, Value imm,
+                                      bool immFirst, ArrayRef<int64_t> shape, Location loc,
+                                      SmallVectorImpl<std::pair<int64_t, int64_t>> &temps) {
+  Type i64 = b.getI64Type();
+  SmallVector<int64_t> own = ownShape(l);
+  SmallVector<Value> imms;
+  SmallVector<Attribute> srcs{
+      mtia::ViewAttr::get(b.getContext(), l.cb, l.elemType, l.offset, l.strides)};
+  if (imm) {
+    imms.push_back(imm);
+    srcs.insert(immFirst ? srcs.begin() : srcs.end(), mtia::ImmAttr::get(b.getContext()));
+  }
+  int64_t cb = nextCb++;
+  mtia::SeOp::create(b, loc, imms, ValueRange{}, opcode, cb, i64, own, b.getArrayAttr(srcs));
+  temps.push_back({cb, numElements(own) * 8});
+  Lowered out = Lowered::tile(cb, i64, own);
+  out.shape.assign(shape.begin(), shape.end());
+  return out;
+}
+
+Lowered KernelLowering::bytesAtOwnShape(const Lowered &off, int64_t elemBytes,
+                                        ArrayRef<int64_t> shape, Location loc,
+                                        SmallVectorImpl<std::pair<int64_t, int64_t>> &temps) {
+  Value bytes = constI64(elemBytes, loc);
+  if (!off.isTile())
+    return Lowered::splat(b.createOrFold<arith::MulIOp>(loc, toI64(off.scalar, loc), bytes));
+  // Widened first: the SE computes in the type of its first CB operand.
+  Lowered wide = off.elemType == b.getI64Type()
+                     ? off
+                     : i64AtOwnShape("Copy", off, Value(), false, shape, loc, temps);
+  return i64AtOwnShape("Mul", wide, bytes, false, shape, loc, temps);
+}
+
 /// Computes an address-only value as a tile (or a splat) at the current
 /// insertion point, for a gather or scatter. New tiles are added to `temps`.
 FailureOr<Lowered> KernelLowering::rematerialize(
@@ -620,34 +703,34 @@ FailureOr<Lowered> KernelLowering::rematerialize(
     auto ptr = rematerialize(addptr.getPtr(), loc, temps);
     if (failed(ptr))
       return failure();
+    int64_t elemBytes = mtia::elementBytes(
+        cast<tt::PointerType>(type.getElementType()).getPointeeType());
+    if (auto sum = addptr.getOffset().getDefiningOp<arith::AddIOp>(); sum && !ptr->isTile()) {
+      auto addrs = broadcastSumAddresses(ptr->scalar, sum, elemBytes, shape, loc, temps);
+      if (failed(addrs))
+        return failure();
+      if (*addrs) {
+        int64_t cb = nextCb++;
+        SmallVector<Value> imms;
+        Attribute lhs = sourceOf((*addrs)->first, imms), rhs = sourceOf((*addrs)->second, imms);
+        mtia::SeOp::create(b, loc, imms, ValueRange{}, "Add", cb, b.getI64Type(), shape,
+                           b.getArrayAttr({lhs, rhs}));
+        popSince(mark);
+        return fresh(cb);
+      }
+    }
     auto off = rematerialize(addptr.getOffset(), loc, temps);
     if (failed(off))
       return failure();
-    int64_t elemBytes = mtia::elementBytes(
-        cast<tt::PointerType>(type.getElementType()).getPointeeType());
-    Type i64 = b.getI64Type();
-    // bytes = (i64) offset * elemBytes; address = ptr + bytes.
+    // address = ptr + (i64) offset * elemBytes, the offsets scaled at their
+    // own shape (a broadcast [1, cols] once, not per row).
+    Lowered bytes = bytesAtOwnShape(*off, elemBytes, shape, loc, temps);
     SmallVector<Value> imms;
-    int64_t scaled = nextCb++;
-    Attribute offSrc = sourceOf(*off, imms);
-    // Widen first when the offsets are narrower than addresses.
-    if (off->isTile() && off->elemType != i64) {
-      int64_t wide = copyToNewTile(*off, i64, shape, loc, &temps);
-      imms.clear();
-      offSrc = sourceOf(Lowered::tile(wide, i64, shape), imms);
-    } else if (!off->isTile()) {
-      imms.back() = toI64(imms.back(), loc);
-    }
-    imms.push_back(constI64(elemBytes, loc));
-    mtia::SeOp::create(b, loc, imms, ValueRange{}, "Mul", scaled, i64, shape,
-                         b.getArrayAttr({offSrc, mtia::ImmAttr::get(b.getContext())}));
-    temps.push_back({scaled, numElements(shape) * 8});
-    imms.clear();
     Attribute ptrSrc = sourceOf(*ptr, imms);
+    Attribute bytesSrc = sourceOf(bytes, imms);
     int64_t addr = nextCb++;
-    mtia::SeOp::create(b, 
-        loc, imms, ValueRange{}, "Add", addr, i64, shape,
-        b.getArrayAttr({ptrSrc, sourceOf(Lowered::tile(scaled, i64, shape), imms)}));
+    mtia::SeOp::create(b, loc, imms, ValueRange{}, "Add", addr, b.getI64Type(), shape,
+                       b.getArrayAttr({ptrSrc, bytesSrc}));
     popSince(mark);
     return fresh(addr);
   }

@@ -67,14 +67,15 @@ tt.func public @row_sums(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>, %R: i32, 
 // carries them as an i64 address tile instead (copied in before the loop,
 // advanced by the yield, popped after it), and the load is a gather. The
 // index tile is read by the address computation before the loop, so it is
-// popped only after the loop that consumes the addresses.
+// popped only after the loop that consumes the addresses. The yield's
+// uniform step is one add of its byte count.
 // CHECK-LABEL: func.func @carried_gather(
 // CHECK: mtia.dma_in {{.*}} {cb = [[IDX:[0-9]+]] : i64, elemType = i32, shape = array<i64: 16>}
 // CHECK-NOT: mtia.cb_pop {{.*}} cb = [[IDX]] : i64
 // CHECK: mtia.se "Copy" {cb = [[ADDR:[0-9]+]] : i64, elemType = i64, shape = array<i64: 16>, srcs = [#mtia.view<cb = {{[0-9]+}}, elemType = i64
 // CHECK: scf.for
 // CHECK:   mtia.gather_in {addrCb = [[ADDR]] : i64, cb = [[V:[0-9]+]] : i64, elemType = f32
-// CHECK:   mtia.se "Add" {cb = [[NEXT:[0-9]+]] : i64, elemType = i64, shape = array<i64: 16>, srcs = [#mtia.view<cb = [[ADDR]]
+// CHECK:   mtia.se "Add" %{{.*}} : i64 {cb = [[NEXT:[0-9]+]] : i64, elemType = i64, shape = array<i64: 16>, srcs = [#mtia.view<cb = [[ADDR]], {{.*}}, #mtia.imm]}
 // CHECK:   mtia.se "Copy" {cb = [[ADDR]] : i64, elemType = i64, shape = array<i64: 16>, srcs = [#mtia.view<cb = [[NEXT]]
 // CHECK:   mtia.cb_pop {bytes = 128 : i64, cb = [[ADDR]] : i64}
 // CHECK: }
