@@ -19,6 +19,8 @@ echo "== lit: compiler"
 lit="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/lit"
 "$lit" -sv "$build/compiler/test" || status=1
 echo "== ctest"
+# The C++ unit tests are not part of the package's build (runtime/CMakeLists.txt).
+cmake --build "$build" --target mtia_sim_tests
 ctest --test-dir "$build" --output-on-failure || status=1
 echo "== pytest"
 # One worker per core (pytest-xdist); a file's tests stay on one worker, so
