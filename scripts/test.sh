@@ -20,7 +20,7 @@ lit="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/li
 "$lit" -sv "$build/compiler/test" || status=1
 echo "== ctest"
 # The C++ unit tests are not part of the package's build (runtime/CMakeLists.txt).
-cmake --build "$build" --target mtia_sim_tests
+cmake --build "$build" --target mtia_sim_tests || status=1
 ctest --test-dir "$build" --output-on-failure || status=1
 echo "== pytest"
 # One worker per core (pytest-xdist); a file's tests stay on one worker, so
