@@ -143,7 +143,7 @@ def ceil(arg0):
 @triton.jit
 def round(arg0):
     # Halfway cases away from zero (C round). x - trunc(x) is exact.
-    t = tl.where(arg0 < 0, tl.ceil(arg0), tl.floor(arg0))
+    t = trunc(arg0)
     step = tl.where(arg0 < 0, -1.0, 1.0).to(t.dtype)
     return tl.where(tl.abs(arg0 - t) >= 0.5, t + step, t)
 
