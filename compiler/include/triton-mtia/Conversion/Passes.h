@@ -8,7 +8,6 @@
 #include "triton-mtia/Dialect/TT/IR/TTGDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::triton_mtia {
