@@ -26,7 +26,9 @@ COMPILER_TOOL = "triton-mtia-compile"
 #: The compiler optimizations that a setting (and the launch option of the
 #: same name) switches off, in the order the ablation benchmark reports
 #: them. Each but pipelining (``--num-stages=1``) is switched off by the
-#: compiler flag ``--no-<name with dashes>``.
+#: compiler flag ``--no-<name with dashes>``. Only our stages read them,
+#: never Triton's frontend: the tests' switch runs reuse a kernel's ttir
+#: across them (test/python/conftest.py).
 OPTIMIZATIONS = ("pipelining", "cb_stacking", "index_math", "vector_core_sharing", "command_pipelining",
                  "dual_issue", "loop_splitting", "elementwise_splitting", "effective_shapes",
                  "vector_loop_fusion")

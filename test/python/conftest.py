@@ -31,15 +31,16 @@ def pytest_configure(config):
     for name in config.getoption("--mtia-off"):
         setattr(triton_mtia.settings, name, False)
     if config.getoption("--mtia-off-each"):
-        _share_frontend_ir_across_switches()
+        _share_frontend_ir_across_switches(config)
 
 
-def _share_frontend_ir_across_switches():
+def _share_frontend_ir_across_switches(config):
     """Under --mtia-off-each every kernel is compiled once per switch. The
     optimizations are options of our stages only, so Triton's frontend
     (Python AST to ttir, most of a small kernel's compile time) makes the
     same module each time: keep its text per kernel and options, the
     switches aside, and parse it again for the next compile."""
+    import shutil
     import tempfile
 
     from triton._C.libtriton import ir
@@ -47,6 +48,7 @@ def _share_frontend_ir_across_switches():
 
     make_ir = compiler.ASTSource.make_ir
     texts = tempfile.mkdtemp(prefix="mtia-frontend-")
+    config.add_cleanup(lambda: shutil.rmtree(texts, ignore_errors=True))
     made = {}
 
     def shared_make_ir(src, target, options, codegen_fns, module_map, context):
