@@ -588,8 +588,9 @@ def report(figures: Dict[str, object], pictures: Dict[str, str], command: str, s
             f"![fig10]({pictures['fig10']})\n",
             _table(["sub-graph", "eager ATen ops", "their kernels", "their cycles", "ATen ops decomposed",
                     "Inductor kernels", "Inductor cycles", "speedup", "fusion depth"],
-                   [[r["sub_graph"], r["eager_ops"], r["per_op_launches"], r["per_op_cycles"], r["aten_ops"], r["kernels"],
-                     r["fused_cycles"], f"{r['speedup']:.2f}x", r["fusion_depth"]] for r in f10["sub_graphs"]]),
+                   [[r["sub_graph"], r["eager_ops"], r["per_op_launches"], r["per_op_cycles"], r["aten_ops"],
+                     r["kernels"], r["fused_cycles"], f"{r['speedup']:.2f}x", r["fusion_depth"]]
+                    for r in f10["sub_graphs"]]),
             f"\nGeomean speedup {f10['speedup_geomean']:.2f}x; average fusion depth {f10['fusion_depth']} ATen "
             f"operators per kernel, deepest {f10['deepest_fusion']}.\n"]
     return "\n".join(out)
