@@ -187,6 +187,96 @@ def test_loop_carried_offsets_are_dmas(gen):
     assert_all_dmas(k)
 
 
+# The K loop of flag-gems' bmm and of many GPU GEMMs, in each spelling: the
+# pointer tensors and the offset vector are carried and advanced, the mask
+# comes from the carried offsets, by name or positional, with or without
+# `other`, and the masked-off lanes may be cleared again with `tl.where`
+# (which reads the carried offsets as data). Every form failed with "its
+# pointers could not be computed" but the one with `other`.
+@triton.jit
+def carried_k_loop_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, BM: tl.constexpr,
+                          BN: tl.constexpr, BK: tl.constexpr, FORM: tl.constexpr):
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_n = tl.program_id(1) * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_m[:, None] * sam + offs_k[None, :] * sak
+    b_ptrs = b_ptr + offs_k[:, None] * sbk + offs_n[None, :] * sbn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, tl.cdiv(K, BK)):
+        if FORM == "positional-where":
+            a = tl.load(a_ptrs, offs_k[None, :] < K)
+            b = tl.load(b_ptrs, offs_k[:, None] < K)
+            a = tl.where(offs_k[None, :] < K, a, 0.0)
+            b = tl.where(offs_k[:, None] < K, b, 0.0)
+        elif FORM == "named-other":
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K, other=0.0)
+        elif FORM == "named-where":
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K)
+            a = tl.where(offs_k[None, :] < K, a, 0.0)
+            b = tl.where(offs_k[:, None] < K, b, 0.0)
+        else:  # "mn-and-k": flag-gems with M and N not divisible
+            mask_k = offs_k < K
+            mask_a = (offs_m < M)[:, None] & mask_k[None, :]
+            mask_b = mask_k[:, None] & (offs_n < N)[None, :]
+            a = tl.where(mask_a, tl.load(a_ptrs, mask_a), 0.0)
+            b = tl.where(mask_b, tl.load(b_ptrs, mask_b), 0.0)
+        offs_k += BK
+        a_ptrs += BK * sak
+        b_ptrs += BK * sbk
+        acc += tl.dot(a, b)
+    c_ptrs = c_ptr + offs_m[:, None] * N + offs_n[None, :]
+    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@pytest.mark.parametrize("form", ["positional-where", "named-other", "named-where", "mn-and-k"])
+def test_carried_k_loop_in_every_spelling(form, gen):
+    # Only the last form masks rows and columns; K is never a multiple of BK.
+    M, N, K = (40, 48, 80) if form == "mn-and-k" else (64, 64, 80)
+    a = torch.randn(M, K, generator=gen)
+    b = torch.randn(K, N, generator=gen)
+    c = torch.empty(M, N)
+    k = carried_k_loop_kernel[(2, 2)](a, b, c, M, N, K, *a.stride(), *b.stride(), BM=32, BN=32, BK=32,
+                                      FORM=form, dma_report=True)
+    torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
+    assert_all_dmas(k)
+
+
+# Pointers advanced by tensors: a uniform tensor and an affine one move a DMA
+# (the latter's stride changes from one iteration to the next, so the loop
+# carries it beside the base); loaded offsets are not affine, so the loop
+# carries the addresses and the load is a gather.
+@triton.jit
+def tensor_step_kernel(x_ptr, s_ptr, out_ptr, ITERS, BLOCK: tl.constexpr, STEP: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    ptrs = x_ptr + tl.arange(0, 4)[:, None] * 1024 + cols[None, :]
+    acc = tl.zeros((4, BLOCK), dtype=tl.float32)
+    for _ in range(ITERS):
+        acc += tl.load(ptrs)
+        if STEP == "uniform":
+            ptrs += tl.full((4, BLOCK), 3, tl.int32)
+        elif STEP == "affine":
+            ptrs += cols[None, :] + 1
+        else:
+            ptrs += tl.load(s_ptr + cols)[None, :]
+    tl.store(out_ptr + tl.arange(0, 4)[:, None] * BLOCK + cols[None, :], acc)
+
+
+@pytest.mark.parametrize("step", ["uniform", "affine", "loaded"])
+def test_pointers_advanced_by_tensors(step, gen):
+    BLOCK, ITERS = 16, 5
+    x = torch.randn(4, 1024, generator=gen)
+    s = torch.randint(0, 7, (BLOCK, ), dtype=torch.int32, generator=gen)
+    out = torch.empty(4, BLOCK)
+    k = tensor_step_kernel[(1, )](x, s, out, ITERS, BLOCK=BLOCK, STEP=step)
+    cols = torch.arange(BLOCK)
+    move = {"uniform": torch.full((BLOCK, ), 3), "affine": cols + 1, "loaded": s.long()}[step]
+    want = sum(x[:, cols + i * move] for i in range(ITERS))
+    torch.testing.assert_close(out, want, rtol=1e-5, atol=1e-5)
+    assert ("gatherIn(" in k.asm["cpp"]) == (step == "loaded")
+
+
 @triton.jit
 def unsigned_bound_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)

@@ -25,7 +25,7 @@ LogicalResult KernelLowering::lowerYield(scf::YieldOp yield,
         auto next = carriedAddressNext(loop, i);
         if (failed(next))
           return failure();
-        scalarYields.push_back(*next);
+        scalarYields.append(next->begin(), next->end());
         continue;
       }
       scalarYields.push_back(scalar(v));
@@ -59,18 +59,22 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
   Location loc = op.getLoc();
   SmallVector<Value> scalarInits;
   SmallVector<int64_t> carriedCb(op.getNumRegionIterArgs(), -1);
+  // How many scalars the lowered loop carries for each iter_arg.
+  SmallVector<unsigned> numScalars(op.getNumRegionIterArgs(), 1);
   for (auto [i, init] : llvm::enumerate(op.getInitArgs())) {
     auto type = dyn_cast<RankedTensorType>(init.getType());
     if (!type) {
       scalarInits.push_back(scalar(init));
       continue;
     }
-    // A pointer tensor that only advances: its base is carried as a scalar
-    // (LoopCarried.cpp), or, when not structured, its addresses as a tile.
+    // A pointer or offset tensor that only advances: its base (and strides)
+    // are carried as scalars (LoopCarried.cpp), or, when not structured,
+    // its values as a tile.
     bool pointer = isCarriedAddress(op, i);
     if (pointer)
-      if (std::optional<Value> base = carriedAddressInit(op, i)) {
-        scalarInits.push_back(*base);
+      if (std::optional<SmallVector<Value>> carried = carriedAddressInit(op, i)) {
+        scalarInits.append(carried->begin(), carried->end());
+        numScalars[i] = carried->size();
         continue;
       }
     SmallVector<std::pair<int64_t, int64_t>> temps;
@@ -106,7 +110,12 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
   unsigned nextScalar = 0;
   for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs())) {
     if (carriedCb[i] < 0) {
-      scalars.map(arg, newFor.getRegionIterArgs()[nextScalar++]);
+      ValueRange carried = newFor.getRegionIterArgs().slice(nextScalar, numScalars[i]);
+      nextScalar += numScalars[i];
+      if (isa<RankedTensorType>(arg.getType()))
+        bindCarriedAddress(arg, carried);
+      else
+        scalars.map(arg, carried.front());
       continue;
     }
     auto type = cast<RankedTensorType>(arg.getType());
@@ -126,6 +135,10 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
         else
           schedulePop(arg, carriedCb[i], bytes);
       }
+    // Carried scalars read as data get their tile here, each iteration.
+    for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
+      if (carriedCb[i] < 0 && isa<RankedTensorType>(arg.getType()))
+        materializeCarried(arg, loc);
     registerYieldTargets(op.getBody(), carriedCb);
     if (failed(lowerBlock(*op.getBody())))
       return failure();
@@ -136,7 +149,14 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
   nextScalar = 0;
   for (auto [i, result] : llvm::enumerate(op.getResults())) {
     if (carriedCb[i] < 0) {
-      scalars.map(result, newFor.getResult(nextScalar++));
+      ValueRange carried = newFor.getResults().slice(nextScalar, numScalars[i]);
+      nextScalar += numScalars[i];
+      if (isa<RankedTensorType>(result.getType())) {
+        bindCarriedAddress(result, carried);
+        materializeCarried(result, loc);
+      } else {
+        scalars.map(result, carried.front());
+      }
       continue;
     }
     bindCbFront(result, carriedCb[i]);

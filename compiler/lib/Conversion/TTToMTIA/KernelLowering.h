@@ -212,8 +212,13 @@ private:
   // Pointer and offset tensors carried by loops (LoopCarried.cpp).
   bool isCarriedAddress(scf::ForOp loop, unsigned i);
   bool isCarriedAddressValue(Value v);
-  std::optional<Value> carriedAddressInit(scf::ForOp loop, unsigned i);
-  FailureOr<Value> carriedAddressNext(scf::ForOp loop, unsigned i);
+  bool isAddressUse(OpOperand &use, bool pointer);
+  std::optional<SmallVector<Value>> carriedAddressInit(scf::ForOp loop, unsigned i);
+  void bindCarriedAddress(Value v, ValueRange carried);
+  FailureOr<SmallVector<Value>> carriedAddressNext(scf::ForOp loop, unsigned i);
+  Lowered materializeAffine(const Affine &a, RankedTensorType type, Location loc,
+                            SmallVectorImpl<std::pair<int64_t, int64_t>> &temps);
+  void materializeCarried(Value v, Location loc);
   void registerYieldTargets(Block *body, ArrayRef<int64_t> carriedCb);
   int64_t newResultTile(Value root, Type elemType, ArrayRef<int64_t> shape,
                         Location loc);
@@ -341,6 +346,9 @@ private:
   /// carried as a scalar (keyed by the source iter_arg and loop result).
   DenseMap<Value, bool> carriedAddress;
   DenseMap<Value, Affine> carriedStrides;
+  /// Per carried iter_arg: whether every step is uniform, so that its
+  /// strides stay those of the initial value (else they are carried too).
+  DenseMap<Value, bool> carriedFixedStrides;
   /// Values whose only use is a loop's yield into a carried CB, and those
   /// that were produced straight into it (their yield copies nothing).
   DenseMap<Value, int64_t> yieldTargets;

@@ -647,6 +647,13 @@ FailureOr<Lowered> KernelLowering::rematerialize(
   auto it = tensors.find(v);
   if (it != tensors.end())
     return it->second;
+  // A tensor a loop carries as scalars (LoopCarried.cpp), read by a gather.
+  if (auto carried = carriedStrides.find(v);
+      carried != carriedStrides.end() && scalar(v) && carried->second.parts.empty()) {
+    Affine a = carried->second;
+    a.base = scalar(v);
+    return materializeAffine(a, cast<RankedTensorType>(v.getType()), loc, temps);
+  }
   Operation *def = v.getDefiningOp();
   if (!def)
     return failure();
