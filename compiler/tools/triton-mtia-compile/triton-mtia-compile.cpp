@@ -12,6 +12,10 @@
 // the Triton kernel's Python source when the IR carries it, followed by the
 // source line itself.
 //
+// A compile always ends: every retry is bounded, and a compile that runs
+// past --time-limit stops with an error that names the kernel and the stage
+// it was in (Watchdog below).
+//
 //===----------------------------------------------------------------------===//
 
 #include "triton-mtia/Conversion/Passes.h"
@@ -26,6 +30,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringMap.h"
@@ -34,12 +40,20 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include "llvm/ADT/StringSet.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <fcntl.h>
 #include <iostream>
+#include <mutex>
+#include <thread>
 #include <unistd.h>
 
 using namespace mlir;
@@ -66,6 +80,15 @@ static cl::opt<bool> poisonMaskedLoads(
     "poison-masked-loads",
     cl::desc("masked-out lanes of loads without `other` become NaN / the most "
              "negative integer instead of zero (a check mode)"));
+
+static cl::opt<unsigned> timeLimit(
+    "time-limit", cl::init(300),
+    cl::desc("seconds a compile may take; past them it stops with an error that "
+             "names the kernel and the stage (0: no limit)"));
+
+static cl::opt<bool> stallForTesting(
+    "stall-for-testing", cl::Hidden,
+    cl::desc("never finish (in stage 'stall-for-testing'): the test of --time-limit"));
 
 static cl::opt<int64_t> numStages(
     "num-stages", cl::init(3),
@@ -190,6 +213,86 @@ static bool reportParseErrorAtSource(StringRef ttir, unsigned ttirLine,
   return false;
 }
 
+//===----------------------------------------------------------------------===//
+// Watchdog
+//===----------------------------------------------------------------------===//
+//
+// A compiler that loops forever takes its caller down with it: a test suite
+// or an autotuning sweep waits, and its memory may grow without end. Every
+// retry loop of the tool is bounded; the watchdog is what still ends a
+// compile when some pass is not. A thread waits for the time limit; if the
+// compile has not finished by then it prints which kernel was in which stage
+// and ends the process (in the compile server, after answering the request,
+// so the client reads an ordinary failed compile and starts a new server).
+
+namespace {
+/// What the compile is doing, for the watchdog's message: the kernel and
+/// the stage (a pass, with the retry it belongs to). Written by the
+/// compiling thread, read by the watchdog; the strings are interned and
+/// never freed, so a pointer read at any time stays valid.
+std::atomic<const char *> currentKernel{""};
+std::atomic<const char *> currentStage{"start"};
+
+const char *intern(StringRef text) {
+  static llvm::StringSet<> strings;
+  return strings.insert(text).first->getKeyData();
+}
+
+class Watchdog {
+public:
+  /// `answer`: write the compile server's answer before exiting.
+  Watchdog(unsigned seconds, bool answer) {
+    if (seconds == 0)
+      return;
+    thread = std::thread([this, seconds, answer] {
+      std::unique_lock<std::mutex> lock(mutex);
+      if (wake.wait_for(lock, std::chrono::seconds(seconds), [this] { return done; }))
+        return;
+      std::string message = "error: kernel '" + std::string(currentKernel.load()) +
+                            "': the compiler ran past its time limit of " + std::to_string(seconds) +
+                            " s (--time-limit) in stage '" + currentStage.load() +
+                            "'; this is a compiler bug: please report it with this kernel's ttir\n";
+      ssize_t ignored = ::write(2, message.data(), message.size());
+      if (answer) {
+        static const char status[] = "{\"status\": 3}\n";
+        ignored = ::write(1, status, sizeof status - 1);
+      }
+      (void)ignored;
+      ::_exit(3);
+    });
+  }
+  ~Watchdog() {
+    if (!thread.joinable())
+      return;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+    }
+    wake.notify_all();
+    thread.join();
+  }
+
+private:
+  std::thread thread;
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool done = false;
+};
+
+/// Names the running pass as the stage, with the attempt it belongs to.
+struct StageInstrumentation : public PassInstrumentation {
+  explicit StageInstrumentation(std::string attempt) : attempt(std::move(attempt)) {}
+  void runBeforePass(Pass *pass, Operation *) override {
+    currentStage = intern((pass->getArgument() + attempt).str());
+  }
+  std::string attempt;
+};
+} // namespace
+
+/// Block parts tried at most when the tiles do not fit local memory (the
+/// block in 2, 4, ... parts): tt-split-blocks stops applying long before.
+static constexpr int64_t kMaxBlockParts = 1 << 12;
+
 /// Compiles `inputFile` as the parsed options say; the process's exit
 /// status.
 static int compileKernel() {
@@ -253,18 +356,38 @@ static int compileKernel() {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(ttirText, inputFile),
                                llvm::SMLoc());
+  currentKernel = intern(llvm::sys::path::filename(inputFile));
+  currentStage = "parse";
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module) {
     llvm::errs() << diagnostics;
     return 1;
   }
   parsing = false;
+  module->walk([&](Operation *op) {
+    if (auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())) {
+      currentKernel = intern(name.getValue());
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (stallForTesting) {
+    currentStage = "stall-for-testing";
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
 
   auto lower = [&](ModuleOp m, unsigned rematerialize, bool pipelineCommands, bool splitLoops,
-                   bool loadsEarly) {
+                   bool loadsEarly, int64_t parts) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
+    std::string attempt;
+    if (rematerialize || parts > 1 || !pipelineCommands || !splitLoops || !loadsEarly)
+      attempt = " (retry: rematerialize level " + std::to_string(rematerialize) + ", block in " +
+                std::to_string(parts) + " parts" + (pipelineCommands ? "" : ", commands in order") +
+                (splitLoops ? "" : ", loops whole") + (loadsEarly ? "" : ", loads in place") + ")";
+    pm.addInstrumentation(std::make_unique<StageInstrumentation>(attempt));
     triton_mtia::ConvertTTToMTIAOptions lowering;
     lowering.dmaReport = dmaReport;
     lowering.poisonMaskedLoads = poisonMaskedLoads;
@@ -316,7 +439,12 @@ static int compileKernel() {
   std::string asWritten;
   for (int64_t parts = 1;; parts *= 2) {
     OwningOpRef<ModuleOp> source = module->clone();
+    if (parts > kMaxBlockParts) {
+      llvm::errs() << asWritten;
+      return 1;
+    }
     if (parts > 1) {
+      currentStage = "tt-split-blocks";
       PassManager pm(&context);
       triton_mtia::tt::TTSplitBlocksOptions split;
       split.factor = parts;
@@ -336,7 +464,7 @@ static int compileKernel() {
         diagnostics.clear();
         outOfCbs = outOfMemory = false;
         lowered = source->clone();
-        return succeeded(lower(*lowered, level, pipelineCommands, splitLoops, loadsEarly));
+        return succeeded(lower(*lowered, level, pipelineCommands, splitLoops, loadsEarly, parts));
       };
       const bool early = !noCommandPipelining;
       if (attempt(!noCommandPipelining, !noLoopSplitting, early))
@@ -384,6 +512,7 @@ static int compileKernel() {
     llvm::errs() << "error: " << error << "\n";
     return 1;
   }
+  currentStage = emitMlir ? "print" : emitLlvm ? "emit LLVM IR" : "emit C++";
   if (emitMlir)
     module->print(output->os());
   else if (emitLlvm) {
@@ -472,5 +601,6 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: --serve takes no other arguments\n";
     return 1;
   }
+  Watchdog watchdog(timeLimit, /*answer=*/false);
   return compileKernel();
 }

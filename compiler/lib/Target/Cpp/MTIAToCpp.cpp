@@ -221,20 +221,39 @@ std::string CppEmitter::name(Value v) {
 /// one (with a `v` in front of a reserved one), numbered from the second use
 /// on, and never a name already given (a Python variable may be called
 /// `values_1` beside a second `values`).
+///
+/// No form of the base may be reserved, or no candidate would ever do: a
+/// `v_` in front does not unreserve `_X` (`v__X`) or `a__b` (`v_a__b`), so
+/// a reserved hint also has its runs of `_` folded into one (`v_X`,
+/// `v_a_b`); and a hint ending in `_` is numbered without a second one
+/// (`x_`, `x_1`, not the reserved `x__1`). In case some hint still slips
+/// through: among taken.size() + 1 unreserved candidates one is free, so
+/// after that many in vain the base is `v`, whose `v_N` are never reserved.
 std::string CppEmitter::declare(Value v) {
   std::string base = nameHint(v.getLoc());
-  if (base.empty())
+  if (base.empty()) {
     base = "v";
-  else if (isReservedName(base))
-    base = "v_" + base;
-  unsigned &count = used[base];
-  std::string n;
-  do {
-    n = count == 0 && base != "v" ? base : base + "_" + std::to_string(count);
-    ++count;
-  } while (!taken.insert(n).second || isReservedName(n));
-  names[v] = n;
-  return n;
+  } else if (isReservedName(base)) {
+    std::string folded = "v_";
+    for (char c : base)
+      if (c != '_' || folded.back() != '_')
+        folded += c;
+    base = folded;
+  }
+  unsigned *count = &used[base];
+  for (size_t tries = 0, limit = taken.size() + 1;; ++tries) {
+    if (tries == limit && base != "v") { // not reached for Triton's names
+      base = "v";
+      count = &used[base];
+    }
+    const char *sep = StringRef(base).ends_with("_") ? "" : "_";
+    std::string n = *count == 0 && base != "v" ? base : base + sep + std::to_string(*count);
+    ++*count;
+    if (!isReservedName(n) && taken.insert(n).second) {
+      names[v] = n;
+      return n;
+    }
+  }
 }
 
 std::string CppEmitter::shapeLiteral(ArrayRef<int64_t> shape) {
