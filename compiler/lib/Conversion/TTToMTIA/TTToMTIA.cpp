@@ -328,6 +328,22 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
   if (auto reduce = dyn_cast<tt::ReduceOp>(op))
     return lowerReduce(reduce);
 
+  if (auto unsplat = dyn_cast<tt::UnsplatOp>(op)) {
+    // The one element, read into a core register (or the splat's scalar).
+    auto in = tensor(unsplat.getSrc());
+    if (failed(in))
+      return failure();
+    if (!in->isTile()) {
+      scalars.map(unsplat.getResult(), in->scalar);
+      return success();
+    }
+    Type type = unsplat.getType();
+    auto read = mtia::ReadOp::create(b, loc, lowerScalarType(type), in->cb, in->offset);
+    if (isa<tt::PointerType>(type))
+      read->setAttr(mtia::kPointerAttr, b.getUnitAttr());
+    scalars.map(unsplat.getResult(), read);
+    return success();
+  }
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
     auto dense = dyn_cast<SplatElementsAttr>(cst.getValue());
     if (!dense)
@@ -426,6 +442,11 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, StringRef opcode) 
     operands.push_back(*l);
   }
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  // Pointers as data (`tl.where(c, p, q)` on pointer tensors) are i64
+  // address tiles and i64 core values, as everywhere else.
+  Type elemType = tileElementType(type);
+  if (!elemType.isIntOrFloat())
+    return unsupported(op, "tensors of this element type");
   // Uniform operands: compute once on the core and keep it a splat.
   if (allSplat && isa<tt::ExternElementwiseOp>(op)) {
     SmallVector<Value> args;
@@ -441,7 +462,7 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, StringRef opcode) 
     OperationState state(loc, op->getName());
     for (const Lowered &l : operands)
       state.addOperands(l.scalar);
-    state.addTypes(type.getElementType());
+    state.addTypes(elemType);
     state.addAttributes(op->getAttrs());
     Operation *scalarOp = b.create(state);
     tensors[op->getResult(0)] = Lowered::splat(scalarOp->getResult(0));
@@ -452,8 +473,8 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, StringRef opcode) 
   for (const Lowered &l : operands)
     srcs.push_back(sourceOf(l, imms));
   SmallVector<int64_t> shape(type.getShape());
-  int64_t cb = newResultTile(op->getResult(0), type.getElementType(), shape, loc);
-  emitElementwise(loc, imms, opcode, cb, type.getElementType(), shape, srcs);
+  int64_t cb = newResultTile(op->getResult(0), elemType, shape, loc);
+  emitElementwise(loc, imms, opcode, cb, elemType, shape, srcs);
   if (isa<tt::ExternElementwiseOp>(op) && libdeviceUnit != "auto") {
     // The libdevice placement directive (6.1.3): pinned where it says, but
     // math the SE has no lookup table for stays on the vector core.

@@ -66,3 +66,52 @@ tt.func public @half_to_bfloat_scalar(%x_ptr: !tt.ptr<f16>, %out_ptr: !tt.ptr<bf
   tt.store %out_ptr, %y : !tt.ptr<bf16>
   tt.return
 }
+
+// tl.where between pointer tensors used as data (upstream
+// test_where[*int32]): the select is an i64 address tile, and storing its
+// tt.ptr_to_int stores the addresses. It used to crash (elementBytes of
+// !tt.ptr).
+// CHECK-LABEL: func.func @select_ptr_tensor(
+// CHECK: mtia.se "Select" {{.*}}elemType = i64{{.*}}elemType = i1{{.*}}elemType = i64{{.*}}elemType = i64
+// CHECK: mtia.dma_out {{.*}}elemType = i64
+tt.func public @select_ptr_tensor(%c: !tt.ptr<i8>, %a: !tt.ptr<i64>, %o: !tt.ptr<i64>) {
+  %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %zero = arith.constant dense<0> : tensor<64xi8>
+  %cp = tt.splat %c : !tt.ptr<i8> -> tensor<64x!tt.ptr<i8>>
+  %cpp = tt.addptr %cp, %r : tensor<64x!tt.ptr<i8>>, tensor<64xi32>
+  %cv = tt.load %cpp : tensor<64x!tt.ptr<i8>>
+  %cond = arith.cmpi ne, %cv, %zero : tensor<64xi8>
+  %ap = tt.splat %a : !tt.ptr<i64> -> tensor<64x!tt.ptr<i64>>
+  %app = tt.addptr %ap, %r : tensor<64x!tt.ptr<i64>>, tensor<64xi32>
+  %av = tt.load %app : tensor<64x!tt.ptr<i64>>
+  %x = tt.int_to_ptr %av : tensor<64xi64> -> tensor<64x!tt.ptr<i32>>
+  %r64 = arith.extsi %r : tensor<64xi32> to tensor<64xi64>
+  %y = tt.int_to_ptr %r64 : tensor<64xi64> -> tensor<64x!tt.ptr<i32>>
+  %s = arith.select %cond, %x, %y : tensor<64xi1>, tensor<64x!tt.ptr<i32>>
+  %i = tt.ptr_to_int %s : tensor<64x!tt.ptr<i32>> -> tensor<64xi64>
+  %op = tt.splat %o : !tt.ptr<i64> -> tensor<64x!tt.ptr<i64>>
+  %opp = tt.addptr %op, %r : tensor<64x!tt.ptr<i64>>, tensor<64xi32>
+  tt.store %opp, %i : tensor<64x!tt.ptr<i64>>
+  tt.return
+}
+
+// The same with uniform operands: one core select of the i64 addresses
+// (it was a select of !tt.ptr values, which tt.ptr_to_int rejected).
+// CHECK-LABEL: func.func @select_splat_ptrs(
+// CHECK: %[[S:.*]] = arith.select %{{.*}}, %arg1, %arg2 : i64
+// CHECK: mtia.se "Copy" %[[S]] : i64 {{.*}}elemType = i64
+tt.func public @select_splat_ptrs(%c: !tt.ptr<i8>, %a: !tt.ptr<i32>, %b: !tt.ptr<i32>, %o: !tt.ptr<i64>) {
+  %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %cv = tt.load %c : !tt.ptr<i8>
+  %z = arith.constant 0 : i8
+  %cb = arith.cmpi ne, %cv, %z : i8
+  %cs = tt.splat %cb : i1 -> tensor<64xi1>
+  %as = tt.splat %a : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>>
+  %bs = tt.splat %b : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>>
+  %s = arith.select %cs, %as, %bs : tensor<64xi1>, tensor<64x!tt.ptr<i32>>
+  %i = tt.ptr_to_int %s : tensor<64x!tt.ptr<i32>> -> tensor<64xi64>
+  %op = tt.splat %o : !tt.ptr<i64> -> tensor<64x!tt.ptr<i64>>
+  %opp = tt.addptr %op, %r : tensor<64x!tt.ptr<i64>>, tensor<64xi32>
+  tt.store %opp, %i : tensor<64x!tt.ptr<i64>>
+  tt.return
+}

@@ -49,3 +49,11 @@ tt.func @cat_wrong_shape(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<12xf32>
   %c = tt.cat %a, %b : tensor<8xf32> -> tensor<12xf32>
   tt.return %c : tensor<12xf32>
 }
+
+// -----
+
+tt.func @unsplat_of_many(%x: tensor<2xf32>) {
+  // expected-error @+1 {{can only unsplat a tensor of one element, not 2}}
+  %s = tt.unsplat %x : tensor<2xf32>
+  tt.return
+}

@@ -7,6 +7,7 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include "mtia/device.h"
 
@@ -50,6 +51,12 @@ int64_t mlir::triton_mtia::mtia::numElements(ArrayRef<int64_t> shape) {
 int64_t mlir::triton_mtia::mtia::elementBytes(Type type) {
   if (type.isInteger(1))
     return 1;
+  // Tiles hold integers and floats only (pointers are lowered to i64 first);
+  // anything else is a lowering bug: say so instead of crashing.
+  if (!type.isIntOrFloat())
+    llvm::report_fatal_error("internal: a tile whose element type is not an "
+                             "integer or a float",
+                             /*gen_crash_diag=*/false);
   return (type.getIntOrFloatBitWidth() + 7) / 8;
 }
 

@@ -87,6 +87,13 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
+LogicalResult UnsplatOp::verify() {
+  if (getSrc().getType().getNumElements() != 1)
+    return emitOpError("can only unsplat a tensor of one element, not ")
+           << getSrc().getType().getNumElements();
+  return success();
+}
+
 LogicalResult CatOp::verify() {
   auto srcType = cast<RankedTensorType>(getLhs().getType());
   auto resultType = cast<RankedTensorType>(getType());

@@ -149,6 +149,20 @@ def TT_SplitOp : TT_Op<"split", [Pure, AllTypesMatch<["outLHS", "outRHS"]>]> {
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($outLHS)";
 }
 
+def TT_UnsplatOp : TT_Op<"unsplat", [Pure,
+    TypesMatchWith<"result is the element type of src", "src", "result",
+                   "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
+  let summary = "the scalar of a one-element tensor";
+  let description = [{
+    `x.item()`, a reshape to no dimensions, and `tl.split` of a 2-element
+    tensor into two scalars.
+  }];
+  let arguments = (ins AnyRankedTensor:$src);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//
