@@ -40,6 +40,14 @@ unmodified. Field kinds:
 Values are fields, not memory: a helper gets the struct by value, which
 is what "by reference" means for read-only data in a language without
 side effects on scalars.
+
+A value of the ctypes structure itself, as C++ code hands one over
+(`TensorView.ctype(...)`: arrays as ctypes arrays, pointers as addresses
+in device memory), is a kernel argument too: the launch converts it to the
+named tuple (`kernel_value`), each non-null pointer checked to lie in an
+allocation of the `mtia` device and passed as a `DevicePointer` typed by
+its field (`POINTER(c_float)`: `*fp32`; `c_void_p`: `*i8`, bytes). Where:
+`accept_ctypes_structs`, which the driver installs.
 """
 
 from __future__ import annotations
@@ -108,13 +116,33 @@ def _to_c(kind, value):
     return value
 
 
-def _from_c(kind, value):
+def _address(value):
+    """The address a ctypes pointer value holds, None when null: a c_void_p
+    field reads as an int or None, a POINTER(T) field as a pointer object."""
+    if value is None:
+        return None
+    if isinstance(value, ctypes._Pointer):
+        return ctypes.cast(value, ctypes.c_void_p).value
+    if isinstance(value, ctypes.c_void_p):
+        return value.value
+    return int(value) or None
+
+
+def _from_c(kind, value, path: str, pointer):
+    """The Python value of the ctypes value `value` of a field of kind
+    `kind`; `pointer(path, ctype, address)` makes that of a pointer."""
     what, detail = kind
     if what == "array":
-        return tuple(_from_c(detail[1], v) for v in value)
+        return tuple(_from_c(detail[1], v, f"{path}[{i}]", pointer) for i, v in enumerate(value))
     if what == "struct":
-        return detail.from_ctypes(value)
+        return detail._from_c_fields(value, path, pointer)
+    if what == "pointer":
+        return pointer(path, detail, _address(value))
     return value
+
+
+def _plain_address(path, ctype, address):
+    return address
 
 
 def struct_type(cls):
@@ -166,10 +194,16 @@ def struct_type(cls):
         return c
 
     @classmethod
+    def _from_c_fields(klass, c, path, pointer):
+        if not isinstance(c, cls):
+            raise TypeError(f"{path}: expected a {cls.__name__} structure, got {type(c).__name__}")
+        return klass(**{name: _from_c(kind, getattr(c, name), f"{path}.{name}", pointer) for name, kind in kinds})
+
+    @classmethod
     def from_ctypes(klass, c):
         """The value of an instance of the ctypes structure (pointers as
-        integer addresses)."""
-        return klass(**{name: _from_c(kind, getattr(c, name)) for name, kind in kinds})
+        integer addresses, None when null)."""
+        return klass._from_c_fields(c, cls.__name__, _plain_address)
 
     struct = type(cls.__name__, (base, ), {
         "__slots__": (),
@@ -183,9 +217,155 @@ def struct_type(cls):
         "ctype": cls,
         "to_ctypes": to_ctypes,
         "from_ctypes": from_ctypes,
+        "_from_c_fields": _from_c_fields,
     })
     _REGISTRY[cls] = struct
     return struct
+
+
+# ----------------------------------------------------------------------------
+# Values of the ctypes structures as kernel arguments
+# ----------------------------------------------------------------------------
+
+
+class DevicePointer:
+    """A pointer field of a ctypes structure as a kernel argument: an
+    address in device memory. Triton takes anything with `data_ptr()` and
+    `dtype` as a pointer (`*` + the dtype's name); the launcher registers
+    `allocation`, (start, bytes), as the memory the kernel may reach through
+    it, as it registers a tensor's storage."""
+
+    __slots__ = ("address", "dtype", "allocation")
+
+    def __init__(self, address: int, dtype, allocation: Tuple[int, int]):
+        self.address = address
+        self.dtype = dtype
+        self.allocation = allocation
+
+    def data_ptr(self) -> int:
+        return self.address
+
+    def __repr__(self):
+        return f"DevicePointer({self.address:#x}, {self.dtype})"
+
+
+def _pointee_dtype(ctype):
+    """The torch dtype a pointer field points to: its C type for POINTER of
+    a number or bool, bytes (int8: Triton's `*i8`, the type its own untyped
+    pointers have) for `c_void_p` and pointers to anything else."""
+    import torch
+    target = getattr(ctype, "_type_", None) if ctype is not ctypes.c_void_p else None
+    if target is ctypes.c_bool:
+        return torch.bool
+    if target in _FLOATS:
+        return {4: torch.float32, 8: torch.float64}[ctypes.sizeof(target)]
+    if target in _INTEGERS:
+        signed = target(-1).value < 0
+        return {(1, True): torch.int8, (2, True): torch.int16, (4, True): torch.int32, (8, True): torch.int64,
+                (1, False): torch.uint8, (2, False): torch.uint16, (4, False): torch.uint32,
+                (8, False): torch.uint64}[ctypes.sizeof(target), signed]
+    return torch.int8
+
+
+def device_allocation(address: int):
+    """(start, bytes) of the live allocation of the `mtia` device that holds
+    `address` (the device allocator's table of blocks), or None when the
+    address is in none."""
+    from . import device
+    if not device.loaded():
+        return None
+    found = device._extension().find_allocation(address)
+    return None if found is None else (int(found[0]), int(found[1]))
+
+
+def _device_pointer(path: str, ctype, address):
+    if address is None:
+        return None
+    allocation = device_allocation(address)
+    if allocation is None:
+        raise ValueError(f"{path} is {address:#x}, which is not in mtia device memory: the pointers of a ctypes "
+                         "structure passed to a kernel must point into an allocation of torch.device('mtia')")
+    return DevicePointer(address, _pointee_dtype(ctype), allocation)
+
+
+def kernel_value(c):
+    """The kernel argument an instance `c` of a decorated ctypes structure
+    stands for: its struct type's named tuple, with pointer fields as
+    `DevicePointer`s (None when null) checked against device memory; a
+    `TypeError` for an undecorated structure, a `ValueError` naming the
+    field for an address outside device memory."""
+    struct = _REGISTRY.get(type(c))
+    if struct is None:
+        raise TypeError(f"{type(c).__name__} is a ctypes.Structure that is not a kernel argument type: decorate "
+                        "its class with @triton_mtia.struct_type (and pass an instance of the class it returns, or "
+                        "of its .ctype)")
+    return struct._from_c_fields(c, struct.__name__, _device_pointer)
+
+
+def _has_ctypes_struct(value) -> bool:
+    if isinstance(value, ctypes.Structure):
+        return True
+    return type(value) in (tuple, list) and any(_has_ctypes_struct(v) for v in value)
+
+
+def _to_kernel_value(value, name: str):
+    if isinstance(value, ctypes.Structure):
+        try:
+            return kernel_value(value)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"kernel argument '{name}': {e}") from None
+    if type(value) in (tuple, list) and _has_ctypes_struct(value):
+        return type(value)(_to_kernel_value(v, f"{name}[{i}]") for i, v in enumerate(value))
+    return value
+
+
+def _accepting_ctypes_structs(binder, names: List[str]):
+    """Wraps a JIT function's binder (Triton's per-kernel function that
+    binds the launch's arguments and specializes them) so that instances
+    of ctypes structures become their named tuples first. Only a launch the
+    binder rejects pays for the look: Triton specializes no ctypes object,
+    so one among the arguments always makes the binder raise."""
+
+    def bind(*args, **kwargs):
+        try:
+            return binder(*args, **kwargs)
+        except TypeError:
+            if not (any(map(_has_ctypes_struct, args)) or any(map(_has_ctypes_struct, kwargs.values()))):
+                raise
+        args = tuple(_to_kernel_value(v, names[i] if i < len(names) else f"#{i}") for i, v in enumerate(args))
+        kwargs = {k: _to_kernel_value(v, k) for k, v in kwargs.items()}
+        return binder(*args, **kwargs)
+
+    return bind
+
+
+def accept_ctypes_structs(backend_name: str) -> None:
+    """Makes kernels compiled for the backend `backend_name` take instances
+    of decorated ctypes structures (see `kernel_value`). Idempotent.
+
+    Triton offers no hook for argument types of a backend's own: its binder
+    specializes arguments natively (`native_specialize_impl`: numbers,
+    tuples, tensors, descriptors, anything with `data_ptr`) and raises
+    "failed to specialize argument of type" for the rest, and the launcher
+    gets the arguments as they were bound. So the one place where a value
+    can become another for both is before the binder: this wraps
+    `triton.runtime.jit.create_function_from_signature`, which makes every
+    JIT function's binder on its first launch on a device, to wrap the
+    binders it makes for `backend_name`'s backend."""
+    import triton.runtime.jit as jit
+    make = jit.create_function_from_signature
+    if getattr(make, "_mtia_ctypes_structs", False):
+        return
+
+    def create_function_from_signature(sig, kparams, backend):
+        binder = make(sig, kparams, backend)
+        if getattr(getattr(backend, "target", None), "backend", None) != backend_name:
+            return binder
+        return _accepting_ctypes_structs(binder, list(sig.parameters))
+
+    create_function_from_signature._mtia_ctypes_structs = True
+    create_function_from_signature.__wrapped__ = make
+    jit.create_function_from_signature = create_function_from_signature
 
 
 @struct_type

@@ -87,4 +87,27 @@ TEST(DeviceMemoryTest, FullAndBadFrees) {
   EXPECT_NE(mem.allocate(64), nullptr);
 }
 
+
+// findBlock answers which live block an address lies in (a pointer a C++
+// structure hands a kernel is checked with it): any byte of a block, not
+// past its end, not a freed block, not outside the range.
+TEST(DeviceMemoryTest, FindBlockByAnAddressInside) {
+  DeviceMemory mem(2 * kGiB);
+  auto *a = static_cast<char *>(mem.allocate(100));
+  auto *b = static_cast<char *>(mem.allocate(3 * DeviceMemory::kBlockAlignment));
+  uintptr_t start = 0;
+  uint64_t bytes = 0;
+  ASSERT_TRUE(mem.findBlock(b + 5, start, bytes));
+  EXPECT_EQ(start, reinterpret_cast<uintptr_t>(b));
+  EXPECT_EQ(bytes, 3 * DeviceMemory::kBlockAlignment);
+  ASSERT_TRUE(mem.findBlock(a, start, bytes));
+  EXPECT_EQ(start, reinterpret_cast<uintptr_t>(a));
+  EXPECT_FALSE(mem.findBlock(b + 3 * DeviceMemory::kBlockAlignment, start, bytes));
+  int host = 0;
+  EXPECT_FALSE(mem.findBlock(&host, start, bytes));
+  mem.release(a);
+  EXPECT_FALSE(mem.findBlock(a, start, bytes));
+  EXPECT_TRUE(mem.findBlock(b, start, bytes));
+}
+
 } // namespace

@@ -337,6 +337,17 @@ PyObject *memoryRange(PyObject *, PyObject *) {
                        (unsigned long long)deviceMemory().capacity());
 }
 
+PyObject *findAllocation(PyObject *, PyObject *arg) {
+  unsigned long long address = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred())
+    return nullptr;
+  uintptr_t start = 0;
+  uint64_t bytes = 0;
+  if (!deviceMemory().findBlock(reinterpret_cast<const void *>(address), start, bytes))
+    Py_RETURN_NONE;
+  return Py_BuildValue("(KK)", (unsigned long long)start, (unsigned long long)bytes);
+}
+
 PyObject *hostFallbacks(PyObject *, PyObject *) {
   PyObject *dict = PyDict_New();
   for (const auto &[name, count] : hostFallbackCounts()) {
@@ -367,6 +378,8 @@ PyObject *defaultGenerators(PyObject *, PyObject *) { return defaultGeneratorsTu
 PyMethodDef methods[] = {
     {"memory_stats", memoryStats, METH_NOARGS, "device memory statistics (bytes and blocks)"},
     {"memory_range", memoryRange, METH_NOARGS, "(base host address, capacity) of device memory"},
+    {"find_allocation", findAllocation, METH_O,
+     "(start, bytes) of the live block of device memory holding an address, or None"},
     {"host_fallbacks", hostFallbacks, METH_NOARGS,
      "{operator: count} of eager operators run on the host since the last reset"},
     {"reset_host_fallbacks", resetHostFallbacks, METH_NOARGS, "zeroes host_fallbacks()"},

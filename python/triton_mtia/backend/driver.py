@@ -25,7 +25,7 @@ from typing import Any, Callable, List, Sequence, Tuple
 from triton import knobs
 from triton.backends.driver import DriverBase, decompose_descriptor, expand_signature
 
-from .. import device, runtime
+from .. import device, runtime, structs
 from .compiler import BACKEND_NAME, MTIA_TARGET
 
 #: Facts of the simulated chip that Triton's generic code asks the driver for.
@@ -129,6 +129,8 @@ def _decompose_descriptors(signature, args) -> list:
 
 def _storage_region(arg) -> Tuple[int, int]:
     """(address, bytes) of the whole allocation behind a pointer argument."""
+    if isinstance(arg, structs.DevicePointer):
+        return arg.allocation  # a pointer field of a ctypes structure
     tensor = arg
     if not hasattr(tensor, "untyped_storage") and hasattr(tensor, "base"):
         tensor = tensor.base  # triton.reinterpret() wraps the tensor
@@ -288,6 +290,8 @@ class MTIADriver(DriverBase):
         super().__init__()
         self.utils = MTIAUtils()
         self.launcher_cls = MTIALauncher
+        # Kernels take values of decorated ctypes structures (structs.py).
+        structs.accept_ctypes_structs(BACKEND_NAME)
 
     @classmethod
     def is_active(cls):

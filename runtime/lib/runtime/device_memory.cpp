@@ -66,6 +66,22 @@ void *DeviceMemory::allocate(uint64_t bytes) {
   return nullptr;
 }
 
+bool DeviceMemory::findBlock(const void *ptr, uintptr_t &start, uint64_t &bytes) const {
+  if (!contains(ptr))
+    return false;
+  const uint64_t offset = offsetOf(ptr);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = live_.upper_bound(offset); // the first block after ptr
+  if (it == live_.begin())
+    return false;
+  --it;
+  if (offset - it->first >= it->second)
+    return false;
+  start = base_ + it->first;
+  bytes = it->second;
+  return true;
+}
+
 void DeviceMemory::release(void *ptr) {
   if (!ptr)
     return;

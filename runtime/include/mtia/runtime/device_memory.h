@@ -66,6 +66,9 @@ public:
   /// Frees a block returned by allocate(); throws std::invalid_argument for
   /// any other pointer (a double free included).
   void release(void *ptr);
+  /// The live block holding `ptr`: its start (a host address) and bytes;
+  /// false when `ptr` lies in no live block. Thread-safe.
+  bool findBlock(const void *ptr, uintptr_t &start, uint64_t &bytes) const;
 
   bool contains(const void *ptr) const {
     auto p = reinterpret_cast<uintptr_t>(ptr);
@@ -89,8 +92,9 @@ private:
   mutable std::mutex mutex_;
   /// Free blocks by offset -> bytes; adjacent ones are always merged.
   std::map<uint64_t, uint64_t> free_;
-  /// Live blocks by offset -> bytes.
-  std::unordered_map<uint64_t, uint64_t> live_;
+  /// Live blocks by offset -> bytes (ordered: findBlock finds a block by
+  /// an address inside it).
+  std::map<uint64_t, uint64_t> live_;
   Stats stats_;
 };
 
