@@ -69,6 +69,10 @@ static cl::opt<bool> emitLlvm(
     "emit-llvm",
     cl::desc("write the kernel as LLVM IR instead of C++ (the LLVM IR path; link "
              "the object of mtia/llvm_support.h into its shared object)"));
+static cl::opt<std::string> llvmIrOut(
+    "llvm-ir-out", cl::value_desc("file"),
+    cl::desc("also write the kernel as LLVM IR to this file, from the same lowering "
+             "(the Python backend's asm['llir'] on the C++ path)"));
 static cl::opt<int64_t> stackLimit(
     "stack-limit", cl::init(0),
     cl::desc("with --emit-llvm: bytes of stack frame beyond which clang warns "
@@ -520,6 +524,18 @@ static int compileKernel() {
       return 1;
   } else if (failed(triton_mtia::translateToCpp(*module, output->os())))
     return 1;
+  if (!llvmIrOut.empty() && !emitMlir && !emitLlvm) {
+    // After the C++: the LLVM IR lowering rewrites the module in place.
+    currentStage = "emit LLVM IR";
+    auto llvmIr = openOutputFile(llvmIrOut, &error);
+    if (!llvmIr) {
+      llvm::errs() << "error: " << error << "\n";
+      return 1;
+    }
+    if (failed(triton_mtia::translateToLLVMIR(*module, llvmIr->os(), stackLimit)))
+      return 1;
+    llvmIr->keep();
+  }
   output->keep();
   return 0;
 }

@@ -6,21 +6,25 @@ compiler (`triton-mtia-compile`, C++/MLIR 22) which writes human-readable C++
 or, with the `codegen="llvm"` option, LLVM IR, and builds that into a shared
 object the simulator loads:
 
-    ttir  ->  cpp   ->  so        (codegen="cpp", the default)
-    ttir  ->  llir  ->  so        (codegen="llvm")
+    ttir  ->  cpp   ->  so  (-> llir)   (codegen="cpp", the default)
+    ttir  ->  llir  ->  so              (codegen="llvm")
 
 Each stage's output is kept by Triton in its cache and exposed as
-`compiled_kernel.asm[stage]`; `asm["cpp"]` is the code a user reads.
+`compiled_kernel.asm[stage]`; `asm["cpp"]` is the code a user reads. On the
+C++ path the compiler writes the same lowering as LLVM IR too, which the
+last stage hands on, so `asm["llir"]` is there on both paths.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import os
 import re
 import sys
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass, fields
@@ -166,11 +170,13 @@ def _digest(path: Optional[str]) -> str:
 
 def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
               command: Callable[[str, str], List[str]], diagnostics: Optional[list] = None,
-              served: bool = False) -> bytes:
+              served: bool = False, side_outputs: Optional[Dict[str, bytes]] = None) -> bytes:
     """Writes `text` to NAME.in_ext in a fresh temporary directory, runs
     `command(input, output)` there, and returns the bytes of NAME.out_ext.
     `served`: the command is `triton-mtia-compile`'s, which this process's
-    compile server runs (compile_server.py).
+    compile server runs (compile_server.py). `side_outputs`: its keys are
+    extensions of files NAME.<ext> the command also writes; they are read
+    into it.
 
     On failure raises CompilationError with the tool's stderr and the command
     line, keeping the directory so that the command can be re-run by hand."""
@@ -179,22 +185,60 @@ def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
     out = os.path.join(workdir, f"{name}.{out_ext}")
     Path(src).write_text(text)
     cmd = command(src, out)
-    if served:
-        returncode, output = compile_server.run(cmd, workdir)
-    else:
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        returncode, output = proc.returncode, proc.stderr + proc.stdout
+    limit = _wait_limit()
+    try:
+        if served:
+            returncode, output = compile_server.run(cmd, workdir, limit)
+        else:
+            try:
+                proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=limit)
+            except subprocess.TimeoutExpired:
+                raise TimeoutError(f"{Path(cmd[0]).name} did not finish within {limit:g} s") from None
+            returncode, output = proc.returncode, proc.stderr + proc.stdout
+    except TimeoutError as timeout:
+        # Killed: a tool that never ends is a bug; its input stays for the report.
+        raise CompilationError.from_tool(
+            stage, cmd, -signal.SIGKILL,
+            f"error: kernel '{name}': {timeout} (settings.compile_timeout) and was killed; this is a "
+            "compiler bug: please report it with the inputs kept below", workdir) from None
     if returncode != 0:
-        kept = workdir if settings.keep_failed_temps else None
+        crashed = returncode < 0  # a signal: a compiler bug, whatever the input
+        kept = workdir if settings.keep_failed_temps or crashed else None
         if kept is None:
             shutil.rmtree(workdir, ignore_errors=True)
+        if crashed:
+            output = (f"error: kernel '{name}': {Path(cmd[0]).name} crashed ({_signal_name(-returncode)}); this is "
+                      f"a compiler bug: please report it with the inputs kept below\n{output}")
         raise CompilationError.from_tool(stage, cmd, returncode, output, kept)
     result = Path(out).read_bytes()
+    # Files the command wrote beside its output, `NAME.<ext>` for each key.
+    for ext in side_outputs or {}:
+        side = Path(workdir, f"{name}.{ext}")
+        side_outputs[ext] = side.read_bytes() if side.is_file() else b""
     if diagnostics is not None:  # remarks of a successful run (--dma-report)
         diagnostics.extend(line for line in output.splitlines() if line.strip())
     shutil.rmtree(workdir, ignore_errors=True)
     return result
 
+
+def _wait_limit() -> Optional[float]:
+    """Seconds to wait for a tool before killing it: the compile timeout,
+    and a grace period (as long, up to 30 s) in which the compiler reports
+    its own stage."""
+    limit = settings.compile_timeout
+    return limit + min(limit, 30) if limit > 0 else None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+#: Where the cpp stage leaves the LLVM IR of its lowering for the llir stage
+#: (popped there: metadata is written out after the last stage).
+_LLIR_KEY = "_mtia_llir"
 
 #: The file extension of each code generation path's kernel source.
 SOURCE_EXT = {"cpp": "cpp", "llvm": "llir"}
@@ -232,6 +276,8 @@ def _compiler_flags(options) -> List[str]:
         if getattr(options, name) is False:
             flags.append("--no-" + name.replace("_", "-"))
     flags.append(f"--num-stages={options.num_stages if options.pipelining is not False else 1}")
+    if settings.compile_timeout > 0:
+        flags.append(f"--time-limit={max(1, math.ceil(settings.compile_timeout))}")
     if options.libdevice_unit not in (None, "auto"):
         flags.append(f"--libdevice-unit={options.libdevice_unit}")
     return flags
@@ -339,9 +385,20 @@ class MTIABackend(BaseBackend):
                 flags.append(f"--stack-limit={stack_limit}")
         # str() prints the custom form with locations, which the compiler
         # needs to point its diagnostics at the kernel's Python source.
+        # On the C++ path the same lowering also writes the kernel as LLVM IR
+        # (asm['llir'], read by tools and tests that look for what LLVM
+        # sees, e.g. llvm.assume); the llir stage after the binary hands it
+        # on (add_stages).
+        side = {"ll": b""} if ext == "cpp" else None
         remarks: list = []
-        source = _run_tool(stage, name, str(mod), "ttir", ext, lambda src, out: [compiler, src, "-o", out, *flags],
-                           remarks, served=True)
+
+        def command(src, out):
+            also = [f"--llvm-ir-out={Path(out).with_suffix('.ll')}"] if side is not None else []
+            return [compiler, src, "-o", out, *flags, *also]
+
+        source = _run_tool(stage, name, str(mod), "ttir", ext, command, remarks, served=True, side_outputs=side)
+        if side is not None:
+            metadata[_LLIR_KEY] = side["ll"].decode()
         # An edited kernel replaces what the compiler made (settings.override_dir).
         override = Path(settings.override_dir, f"{name}.{ext}") if settings.override_dir else None
         if override is not None and override.is_file():
@@ -426,5 +483,9 @@ class MTIABackend(BaseBackend):
         else:
             stages["cpp"] = lambda src, metadata: self.make_cpp(src, metadata, options)
         stages["so"] = lambda src, metadata: self.make_so(src, metadata, options)
+        if options.codegen != "llvm":
+            # asm['llir'] on the C++ path: the LLVM IR the cpp stage's
+            # lowering wrote too (after the binary, which is built from the C++).
+            stages["llir"] = lambda src, metadata: metadata.pop(_LLIR_KEY, "")
         if knobs.runtime.add_stages_inspection_hook is not None:
             knobs.runtime.add_stages_inspection_hook(self, stages, options, language, None)

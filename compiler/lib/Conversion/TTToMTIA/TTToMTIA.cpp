@@ -230,6 +230,13 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
 
 LogicalResult KernelLowering::lowerScalarOp(Operation *op) {
   Location loc = op->getLoc();
+  if (auto assume = dyn_cast<LLVM::AssumeOp>(op)) {
+    // `tl.assume`: a fact for the C++ compiler of the core's scalar code.
+    if (!scalar(assume.getCond()))
+      return op->emitError("internal: the condition of an assumption was not lowered"), failure();
+    b.clone(*op, scalars);
+    return success();
+  }
   if (auto pid = dyn_cast<tt::GetProgramIdOp>(op)) {
     scalars.map(pid.getResult(),
                 mtia::ProgramIdOp::create(b, loc, b.getI32Type(), static_cast<int32_t>(pid.getAxis())));
@@ -636,32 +643,12 @@ using tt_to_mtia::KernelLowering;
 struct ConvertTTToMTIA
     : public triton_mtia::impl::ConvertTTToMTIABase<ConvertTTToMTIA> {
   using ConvertTTToMTIABase::ConvertTTToMTIABase; // options (Passes.td)
-  /// `tl.assume(cond)` reaches ttir as `llvm.intr.assume`: a promise to
-  /// the optimizer, not a computation. Our lowering derives what it needs
-  /// (bounds, strides) from the IR itself, so the promise is dropped, with
-  /// the pure code that only computed its condition.
-  static void eraseAssumptions(ModuleOp module) {
-    SmallVector<Operation *> dead;
-    module.walk([&](LLVM::AssumeOp op) { dead.push_back(op); });
-    while (!dead.empty()) {
-      Operation *op = dead.pop_back_val();
-      SmallVector<Value> operands(op->getOperands());
-      op->erase();
-      for (Value operand : operands) {
-        Operation *def = operand.getDefiningOp();
-        if (def && def->use_empty() && isPure(def) && !llvm::is_contained(dead, def))
-          dead.push_back(def);
-      }
-    }
-  }
-
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (libdeviceUnit != "auto" && libdeviceUnit != "se" && libdeviceUnit != "vec") {
       module.emitError() << "libdevice-unit must be auto, se or vec, not '" << libdeviceUnit << "'";
       return signalPassFailure();
     }
-    eraseAssumptions(module);
     // Kernels are the public functions; noinline device functions that
     // survived Triton's inliner are inlined here, and early returns become
     // scf.if, so that each kernel is one block of structured code.

@@ -1,11 +1,13 @@
 // RUN: triton-mtia-opt %s --convert-tt-to-mtia | FileCheck %s
 
-// `tl.assume` arrives as llvm.intr.assume. It is a hint and is dropped, with
-// the code that only computed its condition; the kernel lowers as if it were
-// not there.
+// `tl.assume` arrives as llvm.intr.assume: a fact about scalars, kept for the
+// C++ compiler of the core's code (the LLVM IR path's llvm.assume,
+// `__builtin_assume` in C++); the commands lower as if it were not there.
 // CHECK-LABEL: func.func @copy(
-// CHECK-NOT: llvm.intr.assume
-// CHECK-NOT: arith.cmpi
+// CHECK: %[[POS:.*]] = arith.cmpi sgt, %arg2, %c0_i32 : i32
+// CHECK: llvm.intr.assume %[[POS]] : i1
+// CHECK: %[[ZERO:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32 : i32
+// CHECK: llvm.intr.assume %[[ZERO]] : i1
 // CHECK: mtia.dma_in
 // CHECK: mtia.dma_out
 tt.func public @copy(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>, %stride: i32) {

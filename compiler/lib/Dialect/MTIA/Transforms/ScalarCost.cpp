@@ -154,6 +154,24 @@ ScalarCost scalarCost(Operation *op) {
   return {cycles, 0};
 }
 
+/// Whether `op` only computes facts for `tl.assume` (its results, through
+/// other such ops, end in `llvm.intr.assume`, and nothing else reads them):
+/// the C++ compiler keeps the fact and drops the code, so the core pays
+/// nothing for it.
+bool onlyFeedsAssumptions(Operation *op, DenseMap<Operation *, bool> &memo) {
+  if (op->getName().getStringRef() == "llvm.intr.assume")
+    return true;
+  if (op->getNumResults() == 0 || !isScalarOp(op))
+    return false;
+  auto [it, inserted] = memo.try_emplace(op, false);
+  if (!inserted)
+    return it->second;
+  bool only = llvm::all_of(op->getUsers(), [&](Operation *user) { return onlyFeedsAssumptions(user, memo); }) &&
+              !op->use_empty();
+  memo[op] = only;
+  return only;
+}
+
 struct MTIAScalarCost
     : public mlir::triton_mtia::mtia::impl::MTIAScalarCostBase<MTIAScalarCost> {
   using MTIAScalarCostBase::MTIAScalarCostBase;
@@ -174,6 +192,7 @@ struct MTIAScalarCost
 
     SmallVector<Block *> blocks;
     func->walk([&](Block *block) { blocks.push_back(block); });
+    DenseMap<Operation *, bool> factsOnly;
     OpBuilder builder(func.getContext());
     for (Block *block : blocks) {
       int64_t cycles[2] = {0, 0};
@@ -186,7 +205,8 @@ struct MTIAScalarCost
       if (parent != func && block->getParent() == &parent->getRegion(0))
         charge(coresOf(parent), scalarCost(parent).perIteration);
       for (Operation &op : *block)
-        charge(coresOf(&op), scalarCost(&op).here);
+        if (!onlyFeedsAssumptions(&op, factsOnly))
+          charge(coresOf(&op), scalarCost(&op).here);
       builder.setInsertionPointToStart(block);
       for (int64_t core : {0, 1})
         if (cycles[core] > 0)
