@@ -245,8 +245,15 @@ class Settings:
     #: process per kernel, whose start is most of a small kernel's compile.
     #: Same output and diagnostics either way.
     compile_server: bool = field(default_factory=lambda: os.environ.get("TRITON_MTIA_COMPILE_SERVER", "1") != "0")
+    #: Seconds a kernel's compile may take (TRITON_MTIA_COMPILE_TIMEOUT).
+    #: The compiler stops itself past them with an error naming the kernel
+    #: and the stage (`triton-mtia-compile --time-limit`); a compiler or
+    #: compile server that still has not answered a little later is killed
+    #: and the compile fails. 0: no limit.
+    compile_timeout: float = field(default_factory=lambda: float(os.environ.get("TRITON_MTIA_COMPILE_TIMEOUT", "300")))
     #: Keep the temporary directory of a failed tool run so its command can
-    #: be re-run by hand (the error message prints it either way).
+    #: be re-run by hand (the error message prints it either way; a crashed
+    #: compiler's is kept always).
     keep_failed_temps: bool = True
     #: Edit and rebuild (docs/python.md, "Editing a kernel's C++"): a
     #: directory of edited kernels, `<kernel name>.cpp` (or `.llir` for the

@@ -131,3 +131,70 @@ def test_a_rebuilt_compiler_gets_a_new_server(private_cache, tmp_path, monkeypat
     _compile()
     assert compile_server._servers[str(compiler)] is not first
     assert first.proc.poll() is not None  # the old one was ended
+
+
+# A compile always ends (settings.compile_timeout): the compiler stops
+# itself past the limit and says where; a compiler or server that does not
+# answer is killed; a crash is reported as a compiler bug, inputs kept.
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+
+
+def _stand_in(tmp_path, body: str):
+    tool = tmp_path / "compiler"
+    tool.write_text("#!/bin/sh\n" + body)
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    return str(tool)
+
+
+def _compile_copy(**options):
+    copy_kernel.device_caches.clear()
+    copy_kernel[(1, )](torch.zeros(16), torch.zeros(16), BLOCK=16, **options)
+
+
+@pytest.mark.parametrize("served", [True, False])
+def test_a_compiler_that_never_answers_is_killed(private_cache, tmp_path, monkeypatch, served):
+    # A stand-in that never ends, as a server (reads the request, then
+    # hangs) and one-shot: the compile fails after the limit and its grace.
+    tool = _stand_in(tmp_path, "if [ \"$1\" = --serve ]; then read request; fi\nexec sleep 600\n")
+    monkeypatch.setattr(triton_mtia.settings, "compiler", tool)
+    monkeypatch.setattr(triton_mtia.settings, "compile_server", served)
+    monkeypatch.setattr(triton_mtia.settings, "compile_timeout", 1)
+    with pytest.raises(triton_mtia.CompilationError) as info:
+        _compile_copy()
+    message = str(info.value)
+    assert "kernel 'copy_kernel'" in message and "did not" in message and "within 2 s" in message
+    assert "was killed; this is a compiler bug" in message and info.value.kept_dir
+    assert os.path.isfile(os.path.join(info.value.kept_dir, "copy_kernel.ttir"))
+    if served:  # the next kernel gets a new server, which is not the hung one
+        assert not compile_server._servers[tool].alive()
+
+
+def test_the_compiler_stops_itself_past_the_limit_and_names_the_stage(private_cache, tmp_path, monkeypatch):
+    # The real compiler, stalled on purpose (its hidden --stall-for-testing):
+    # its own watchdog ends it and names the kernel and the stage.
+    real = triton_mtia.settings.require_compiler()
+    tool = _stand_in(tmp_path, f"exec {real} \"$@\" --stall-for-testing\n")
+    monkeypatch.setattr(triton_mtia.settings, "compiler", tool)
+    monkeypatch.setattr(triton_mtia.settings, "compile_server", False)
+    monkeypatch.setattr(triton_mtia.settings, "compile_timeout", 1)
+    with pytest.raises(triton_mtia.CompilationError) as info:
+        _compile_copy()
+    assert info.value.returncode == 3
+    assert ("error: kernel 'copy_kernel': the compiler ran past its time limit of 1 s (--time-limit) in stage "
+            "'stall-for-testing'") in info.value.diagnostics
+
+
+def test_a_compiler_crash_is_reported_as_a_compiler_bug(private_cache, tmp_path, monkeypatch):
+    tool = _stand_in(tmp_path, "kill -SEGV $$\n")
+    monkeypatch.setattr(triton_mtia.settings, "compiler", tool)
+    monkeypatch.setattr(triton_mtia.settings, "compile_server", False)
+    monkeypatch.setattr(triton_mtia.settings, "keep_failed_temps", False)  # kept anyway
+    with pytest.raises(triton_mtia.CompilationError) as info:
+        _compile_copy()
+    assert "kernel 'copy_kernel': compiler crashed (SIGSEGV); this is a compiler bug" in str(info.value)
+    assert os.path.isfile(os.path.join(info.value.kept_dir, "copy_kernel.ttir"))

@@ -4,6 +4,8 @@ tl.rand / tl.randint, gathers (embedding lookup), scans, argmax, histogram,
 tl.gather, casts, early returns, noinline calls, debug_barrier, device print
 and device assert, and the DMA report."""
 
+from typing import Any, NamedTuple
+
 import numpy as np
 import pytest
 import torch
@@ -379,8 +381,106 @@ def test_assume_is_a_hint(gen):
     """tl.assume (Inductor's templates use it) changes nothing in the result."""
     x = torch.randn(512, generator=gen)
     out = torch.empty(256)
-    assume_kernel[(4, )](x, out, 256, 2, BLOCK=64)
+    k = assume_kernel[(4, )](x, out, 256, 2, BLOCK=64)
     torch.testing.assert_close(out, x[::2] + 1)
+    # The facts reach the C++ compiler of the core's code, and LLVM on the
+    # LLVM IR that the same lowering writes (asm['llir'], on the C++ path too).
+    assert k.asm["cpp"].count("__builtin_assume(") == 2
+    assert k.asm["llir"].count("call void @llvm.assume(") == 2
+
+
+@pytest.mark.parametrize("codegen", ["cpp", "llvm"])
+def test_every_compiled_kernel_has_its_llvm_ir(codegen, gen):
+    x = torch.randn(512, generator=gen)
+    out = torch.empty(256)
+    k = assume_kernel[(4, )](x, out, 256, 2, BLOCK=64, codegen=codegen)
+    assert "define void @mtia_kernel_assume_kernel(" in k.asm["llir"]
+    assert ("cpp" in k.asm) == (codegen == "cpp")
+
+
+# --- one element as a scalar, pointers as data, named tuples ----------------
+
+@triton.jit
+def pair_kernel(x_ptr, out_ptr):
+    first, second = tl.split(tl.load(x_ptr + tl.arange(0, 2)))  # a 2-element split gives scalars
+    tl.static_assert(first.shape == [])
+    total = tl.sum(tl.load(x_ptr + tl.arange(0, 4)).reshape(4, 1), 0).item()
+    tl.store(out_ptr, first * 100 + second)
+    tl.store(out_ptr + 1, total)
+    tl.store(out_ptr + 2, tl.reshape(tl.load(x_ptr + 3 + tl.arange(0, 1)), ()))
+
+
+def test_one_element_tensors_become_scalars():
+    """tl.split of two elements, .item() and a reshape to no dimensions
+    (tt.unsplat) were unsupported ops."""
+    x = torch.tensor([3.0, 4.0, 5.0, 6.0])
+    out = torch.zeros(3)
+    pair_kernel[(1, )](x, out)
+    assert out.tolist() == [304.0, 18.0, 6.0]
+
+
+@triton.jit
+def pick_address_kernel(choose_ptr, a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    # Addresses stored as data in int64 tensors, made pointers and selected.
+    a = tl.load(a_ptr + offs, mask=m).to(tl.pointer_type(tl.int32))
+    b = tl.load(b_ptr + offs, mask=m).to(tl.pointer_type(tl.int32))
+    picked = tl.where(tl.load(choose_ptr + offs, mask=m) != 0, a, b)
+    tl.store(out_ptr + offs, picked.to(tl.int64), mask=m)
+
+
+def test_where_selects_pointer_tensors_read_as_data(gen):
+    """A select of pointer tensors whose result is data (stored as int64)
+    crashed the compiler: its tile had a pointer element type."""
+    n = 100
+    choose = torch.randint(0, 2, (n, ), dtype=torch.int32, generator=gen)
+    a = torch.randint(-2**40, 2**40, (n, ), generator=gen)
+    b = torch.randint(-2**40, 2**40, (n, ), generator=gen)
+    out = torch.zeros(n, dtype=torch.int64)
+    pick_address_kernel[(1, )](choose, a, b, out, n, BLOCK=128)
+    assert torch.equal(out, torch.where(choose != 0, a, b))
+
+
+class Strided(NamedTuple):
+    base: Any
+    shape: tuple
+    strides: tuple
+
+
+class Op(NamedTuple):
+    fn: tl.constexpr
+    extra: tuple
+
+
+@triton.jit
+def _scale(x, factor_ptr):
+    return x * tl.load(factor_ptr)
+
+
+@triton.jit
+def _window_mask(t, R: tl.constexpr, C: tl.constexpr):
+    return (tl.arange(0, R)[:, None] < t.shape[0]) & (tl.arange(0, C)[None, :] < t.shape[1])
+
+
+@triton.jit
+def named_tuple_kernel(op, _Src, dst, R: tl.constexpr, C: tl.constexpr):
+    # A parameter named with a leading underscore and a capital (`_Src.base`
+    # names a C++ variable `_Src_base`, reserved in C++) sent the C++
+    # emitter's name picking into an endless loop.
+    rows, cols = tl.arange(0, R)[:, None], tl.arange(0, C)[None, :]
+    x = tl.load(_Src.base + rows * _Src.strides[0] + cols * _Src.strides[1], mask=_window_mask(_Src, R, C), other=0)
+    y = op.fn(x, *op.extra)
+    tl.store(dst.base + rows * dst.strides[0] + cols * dst.strides[1], y, mask=_window_mask(dst, R, C))
+
+
+def test_named_tuples_carrying_a_function_and_reserved_names(gen):
+    src = torch.randn(24, 20, generator=gen)
+    dst = torch.zeros(10, 12)
+    factor = torch.tensor([2.5])
+    named_tuple_kernel[(1, )](Op(_scale, (factor, )), Strided(src, src.shape, src.stride()),
+                              Strided(dst, dst.shape, dst.stride()), R=32, C=32)
+    torch.testing.assert_close(dst, src[:10, :12] * 2.5)
 
 
 @triton.jit

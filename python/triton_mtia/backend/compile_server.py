@@ -16,7 +16,9 @@ a compiler whose server never answers (one without --serve) is run one-shot
 from then on, and a compiler rebuilt at its path (a reinstall in a live
 session) gets a new server. A forked child (Inductor's compile workers)
 starts its own, and a thread that finds the server busy runs the one-shot
-command, so compiles never wait on each other.
+command, so compiles never wait on each other. A server that does not answer
+within `timeout` seconds is killed (the compile fails as timed out, and the
+next kernel starts another); so is a one-shot run.
 ``settings.compile_server = False`` (TRITON_MTIA_COMPILE_SERVER=0) runs
 every compile one-shot.
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import select
 import subprocess
 import threading
 from pathlib import Path
@@ -56,18 +59,29 @@ class _Server:
         rebuilt compiler gets a server of its own)."""
         return self.pid == os.getpid() and self.proc.poll() is None and self.binary == _identity(self.compiler)
 
-    def request(self, args: List[str], log: str) -> Optional[int]:
+    def request(self, args: List[str], log: str, timeout: Optional[float]) -> Optional[int]:
         """The exit status of compiling `args`, what it printed written to
-        `log`; None when the server died on it."""
+        `log`; None when the server died on it. Raises TimeoutError, the
+        server killed, when it has not answered within `timeout` seconds."""
         try:
             self.proc.stdin.write(json.dumps({"args": args, "log": log}) + "\n")
             self.proc.stdin.flush()
+            # One answer line per request, so nothing is left buffered from
+            # an earlier one: the pipe itself says when the answer is there.
+            ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+            if not ready:
+                self.kill()
+                raise TimeoutError(f"the compile server did not answer within {timeout:g} s")
             status = int(json.loads(self.proc.stdout.readline())["status"])
             self.answered += 1
             return status
         except (OSError, ValueError, KeyError, TypeError):
             self.close()
             return None
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
 
     def close(self) -> None:
         if self.pid != os.getpid():
@@ -111,17 +125,19 @@ def _server(compiler: str) -> Optional[_Server]:
         return server
 
 
-def run(command: List[str], workdir: str) -> Tuple[int, str]:
+def run(command: List[str], workdir: str, timeout: Optional[float] = None) -> Tuple[int, str]:
     """Runs `command` (the compiler and a one-shot command line) and returns
     its exit status and what it printed (stderr, then stdout), through this
-    process's server where that is on and free."""
+    process's server where that is on and free. Raises TimeoutError when the
+    compiler has not finished within `timeout` seconds (None: no limit); the
+    process is killed."""
     global served, one_shot
     compiler = command[0]
     server = _server(compiler) if settings.compile_server and compiler not in _cannot_serve else None
     if server is not None and server.lock.acquire(blocking=False):
         try:
             log = os.path.join(workdir, "compiler.log")
-            status = server.request(command[1:], log)
+            status = server.request(command[1:], log, timeout)
         finally:
             server.lock.release()
         if status is not None:
@@ -133,7 +149,10 @@ def run(command: List[str], workdir: str) -> Tuple[int, str]:
         if server.answered == 0:
             _cannot_serve.add(compiler)
     one_shot += 1
-    proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:  # subprocess.run has killed it
+        raise TimeoutError(f"the compiler did not finish within {timeout:g} s") from None
     return proc.returncode, proc.stderr + proc.stdout
 
 
