@@ -553,3 +553,32 @@ def test_store_to_a_const_pointer_is_a_compile_error():
     with pytest.raises(triton.CompilationError) as info:
         store_to_const_kernel[(1, )](torch.zeros(16), BLOCK=16)
     assert "constant pointer" in str(info.value) + str(info.value.__cause__)
+
+
+# --- a tile read as data and as addresses -----------------------------------
+
+@triton.jit
+def dropout_mask_kernel(seed_ptr, keep_ptr, value_ptr, n_rows, XBLOCK: tl.constexpr, R: tl.constexpr):
+    rows = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:, None]
+    cols = tl.arange(0, R)[None, :]
+    idx = cols + R * rows  # the random stream's offsets (data) and the stores' addresses
+    m = rows < n_rows
+    v = tl.rand(tl.load(seed_ptr), idx.to(tl.uint32))
+    tl.store(keep_ptr + idx, v > 0.5, m)
+    tl.store(value_ptr + idx, v, m)
+
+
+def test_offsets_read_as_data_and_as_scatter_addresses():
+    """Inductor's fused causal-mask + softmax + dropout kernel deadlocked
+    (issue 43): a bool store is a scatter, whose addresses were recomputed
+    from the two broadcast halves of `cols + R * rows` after their tiles had
+    been popped, because that sum was computed (as the random offsets)
+    already. The addresses now come from the sum's tile; mtia-assign-cbs
+    reports any read of a CB after its last pop as a compiler bug."""
+    seed = torch.tensor([7], dtype=torch.int64)
+    keep = torch.zeros(40 * 16, dtype=torch.bool)
+    value = torch.zeros(40 * 16)
+    k = dropout_mask_kernel[(5, )](seed, keep, value, 40, XBLOCK=8, R=16)
+    assert "scatterOut(" in k.asm["cpp"]
+    assert torch.equal(keep, value > 0.5)
+    assert 0.0 < value.min() and value.max() < 1.0 and value.unique().numel() > 600

@@ -712,7 +712,11 @@ FailureOr<Lowered> KernelLowering::rematerialize(
       return failure();
     int64_t elemBytes = mtia::elementBytes(
         cast<tt::PointerType>(type.getElementType()).getPointeeType());
-    if (auto sum = addptr.getOffset().getDefiningOp<arith::AddIOp>(); sum && !ptr->isTile()) {
+    // Not where the sum was computed as a tile already (it is also read as
+    // data): its operands' tiles may be popped by now, after their last
+    // reader, that sum.
+    if (auto sum = addptr.getOffset().getDefiningOp<arith::AddIOp>();
+        sum && !ptr->isTile() && !tensors.count(sum.getResult())) {
       auto addrs = broadcastSumAddresses(ptr->scalar, sum, elemBytes, shape, loc, temps);
       if (failed(addrs))
         return failure();

@@ -111,3 +111,20 @@ func.func @vector_only_on_se() {
   mtia.se "Log1p" {cb = 1 : i64, elemType = f32, shape = array<i64: 8>, srcs = [#mtia.view<cb = 0, elemType = f32, offset = 0, strides = 1>]}
   return
 }
+
+// -----
+
+// A command that reads a CB after its every tile was popped would wait on the
+// chip forever (a deadlock of the kernel): it is a lowering bug, reported
+// here. (An Inductor dropout kernel once read the offsets of a scatter's
+// addresses after their pop.)
+func.func @use_after_pop() {
+  mtia.se_iota {cb = 10 : i64, elemType = i32, length = 16 : i64, start = 0 : i64}
+  mtia.se "Copy" {cb = 11 : i64, elemType = i64, shape = array<i64: 16>, srcs = [#mtia.view<cb = 10, elemType = i32, offset = 0, strides = 1>]}
+  mtia.cb_pop {bytes = 64 : i64, cb = 10 : i64}
+  // expected-error @+1 {{internal: reads CB 10 after its every tile was popped}}
+  mtia.se "Copy" {cb = 12 : i64, elemType = i64, shape = array<i64: 16>, srcs = [#mtia.view<cb = 10, elemType = i32, offset = 0, strides = 1>]}
+  mtia.cb_pop {bytes = 128 : i64, cb = 11 : i64}
+  mtia.cb_pop {bytes = 128 : i64, cb = 12 : i64}
+  return
+}

@@ -334,6 +334,7 @@ struct MTIAAssignCBs
     SmallVector<std::pair<int64_t, int64_t>> loops; // [first, last] op index
     int64_t index = 0;
     int64_t loopDepth = 0;
+    bool useAfterPop = false;
 
     // Number ops in program order; a loop covers the indices of its body.
     std::function<void(Block &)> visit = [&](Block &block) {
@@ -361,8 +362,20 @@ struct MTIAAssignCBs
         for (StringRef name : {"addrCb", "maskCb"})
           if (auto cb = op.getAttrOfType<IntegerAttr>(name); cb && cb.getInt() >= 0)
             lives[cb.getInt()].viewsOnly = false;
-        for (int64_t cb : uses.reads)
+        for (int64_t cb : uses.reads) {
+          // A command that reads a CB none of whose tiles is there any more
+          // (in program order, every byte pushed popped) waits forever on
+          // the chip: a lowering bug, reported here instead of as a
+          // deadlock of the kernel.
+          if (!isPop && !op.hasAttr(kReplaceFrontAttr) && ranges.count(cb) &&
+              ranges[cb].outstanding <= 0 && lives[cb].pushed > 0 && !useAfterPop) {
+            op.emitError() << "internal: reads CB " << cb
+                           << " after its every tile was popped (a tile used after its last "
+                              "reader's pop): please report this compiler bug";
+            useAfterPop = true;
+          }
           touch(cb, /*write=*/false);
+        }
         if (uses.writes >= 0) {
           touch(uses.writes, /*write=*/true);
           LiveRange &r = ranges[uses.writes];
@@ -397,6 +410,8 @@ struct MTIAAssignCBs
       }
     };
     visit(func.getBody().front());
+    if (useAfterPop)
+      return signalPassFailure();
 
     // A range that reaches into a loop from outside is live for the whole
     // loop: every iteration reads it.
