@@ -5,9 +5,9 @@ runs.
     python examples/torch_compile.py [--max-autotune]
 
 Without --max-autotune the matmuls stay ATen calls, which the device runs
-on the host (its host fallback counts them), and the fused normalisation
-and activation kernels run on the chip; with it, the matmuls are Inductor's
-Triton templates too, autotuned by simulated time.
+as the kernel library's GEMM on the chip (triton_mtia/aten/), beside the
+fused normalisation and activation kernels; with it, the matmuls are
+Inductor's Triton templates, autotuned by simulated time.
 """
 
 import argparse

@@ -27,8 +27,10 @@ the same program puts its tensors at the same LPDDR addresses in every
 process, so its simulated cycles do not depend on the host allocator.
 
 What runs where. Triton kernels (a user's, or those Inductor generates)
-run on the chip. Eager operators other than creation, copies and views run
-on the host CPU over the same memory, and `host_fallbacks()` counts them.
+run on the chip, and so do the ATen operators of `triton_mtia.aten` (the
+GEMM family, eager or as Inductor's extern kernels). Other eager operators
+than creation, copies and views run on the host CPU over the same memory,
+and `host_fallbacks()` counts them.
 The device's clock is simulated time: `torch.mtia.Event.elapsed_time` is
 the simulated time of the launches between two events.
 """
@@ -111,7 +113,8 @@ def _register() -> None:
         torch.mtia.default_generators = ext.default_generators()
     _install_meta_shims()
     _install_allocation_fast_path()
-    from . import inductor
+    from . import aten, inductor
+    aten.register()
     inductor.install()
 
 

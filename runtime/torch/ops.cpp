@@ -358,6 +358,14 @@ PyObject *hostFallbacks(PyObject *, PyObject *) {
   return dict;
 }
 
+PyObject *countHostFallbackCall(PyObject *, PyObject *arg) {
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (!name)
+    return nullptr;
+  countHostFallback(name);
+  Py_RETURN_NONE;
+}
+
 PyObject *resetHostFallbacks(PyObject *, PyObject *) {
   resetHostFallbackCounts();
   Py_RETURN_NONE;
@@ -383,6 +391,8 @@ PyMethodDef methods[] = {
     {"host_fallbacks", hostFallbacks, METH_NOARGS,
      "{operator: count} of eager operators run on the host since the last reset"},
     {"reset_host_fallbacks", resetHostFallbacks, METH_NOARGS, "zeroes host_fallbacks()"},
+    {"count_host_fallback", countHostFallbackCall, METH_O,
+     "counts one host run of an operator (its ATen name) that Python ran on the host"},
     {"clock", clock, METH_NOARGS, "simulated seconds of every launch so far"},
     {"advance_clock", advanceClock, METH_O, "adds a launch's simulated seconds to the clock"},
     {"default_generators", defaultGenerators, METH_NOARGS,

@@ -203,8 +203,8 @@ def test_eager_operators_run_on_the_host_and_are_counted(gen):
     assert torch.equal(da[da > 0].cpu(), a[a > 0])
     assert torch.allclose(torch.cat([da, da]).cpu(), torch.cat([a, a]))
     counts = device.host_fallbacks()
-    assert counts.get("aten::mm", 0) + counts.get("aten::mm.out", 0) >= 1
-    assert sum(counts.values()) >= 6
+    assert "aten::mm" not in counts and "aten::mm.out" not in counts  # a chip kernel (test_aten_ops.py)
+    assert sum(counts.values()) >= 5
     device.reset_host_fallbacks()
     assert device.host_fallbacks() == {}
 

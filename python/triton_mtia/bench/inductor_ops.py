@@ -326,7 +326,7 @@ def run_op(info, samples: Optional[int], dtype: torch.dtype, timeout: int) -> Re
 
 def run(names: Optional[Sequence[str]] = None, *, samples: Optional[int] = 1, dtype: torch.dtype = torch.float32,
         limit: Optional[int] = None, timeout: int = 180, max_autotune: bool = False,
-        config_patches: Optional[Dict[str, Any]] = None, progress=sys.stderr,
+        config_patches: Optional[Dict[str, Any]] = None, progress="stderr",
         on_result: Optional[Callable[[List[Result]], None]] = None,
         done: Sequence[Result] = ()) -> List[Result]:
     """Runs the ops on the first `samples` samples each (all when None);
@@ -343,6 +343,8 @@ def run(names: Optional[Sequence[str]] = None, *, samples: Optional[int] = 1, dt
     infos = op_infos(dtype, names)[:limit]
     earlier = {r.op: r for r in done}
     results = []
+    if progress == "stderr":  # the stream at the call, not the one at the import (pytest swaps them)
+        progress = sys.stderr
     with contextlib.ExitStack() as restore:
         if max_autotune:
             # Matmuls and convolutions as Triton templates: on the chip too.

@@ -165,6 +165,59 @@ def gemm(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[torch.dtype] = No
     return c
 
 
+def matmul_into(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    """C[i] = A[i] @ B[i] written into `c`, for A [batch, M, K], B [batch,
+    K, N] and C [batch, M, N] of any strides, in C's dtype (the sums in fp32,
+    or int32 for int8): one matrix by the variant `gemm_plan` chooses, a
+    batch as `bmm` runs it. The GEMMs of the device's ATen operators
+    (triton_mtia/aten/gemm.py)."""
+    batch, M, K = a.shape
+    N = b.shape[2]
+    if batch == 1:
+        plan = gemm_plan(M, N, K, a.dtype)
+        if plan.variant == "split_k":
+            c[0].copy_(_splitk.splitk_re(a[0], b[0], block=plan.block))
+            return c
+        _launch_tiles(a, b, c, plan.block)
+        return c
+    _launch_tiles(a, b, c, _tiles_block(M, N, a.dtype, programs_per_matrix=-(-PES // batch)))
+    return c
+
+
+@triton.jit
+def scale_add_kernel(c_ptr, bias_ptr, out_ptr, M, N, stride_cb, stride_cm, stride_cn, stride_bb, stride_bm, stride_bn,
+                     stride_ob, stride_om, stride_on, alpha, beta, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     HAS_BIAS: tl.constexpr):
+    """out = alpha * c + beta * bias over [batch, M, N] (bias broadcast by
+    its strides), in fp32, rounded once to out's dtype: addmm's and
+    baddbmm's epilogue. One [BLOCK_M, BLOCK_N] block per program."""
+    blocks_n = tl.cdiv(N, BLOCK_N)
+    batch = tl.program_id(1)
+    rows = (tl.program_id(0) // blocks_n) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    cols = (tl.program_id(0) % blocks_n) * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    m = (rows < M) & (cols < N)
+    acc = tl.load(c_ptr + batch * stride_cb + rows * stride_cm + cols * stride_cn, mask=m).to(tl.float32) * alpha
+    if HAS_BIAS:
+        bias = tl.load(bias_ptr + batch * stride_bb + rows * stride_bm + cols * stride_bn, mask=m)
+        acc += bias.to(tl.float32) * beta
+    tl.store(out_ptr + batch * stride_ob + rows * stride_om + cols * stride_on, acc.to(out_ptr.dtype.element_ty),
+             mask=m)
+
+
+def scale_add_into(c: torch.Tensor, bias: Optional[torch.Tensor], out: torch.Tensor, alpha: float,
+                   beta: float) -> torch.Tensor:
+    """out = alpha * c + beta * bias for c, bias (broadcast to c's shape
+    already: a view) and out [batch, M, N]; no bias read where it is None."""
+    batch, M, N = c.shape
+    bias_strides = bias.stride() if bias is not None else (0, 0, 0)
+    block_m = min(32, triton.next_power_of_2(M))
+    block_n = min(128, triton.next_power_of_2(N))
+    scale_add_kernel[(triton.cdiv(M, block_m) * triton.cdiv(N, block_n), batch)](
+        c, bias if bias is not None else c, out, M, N, *c.stride(), *bias_strides, *out.stride(), float(alpha),
+        float(beta), BLOCK_M=block_m, BLOCK_N=block_n, HAS_BIAS=bias is not None)
+    return out
+
+
 def bmm(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
     """C[i] = A[i] @ B[i] for A [batch, M, K] and B [batch, K, N], in one
     launch: the tiles variant over every matrix of the batch (its tiles

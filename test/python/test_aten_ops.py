@@ -1,0 +1,99 @@
+"""ATen operators of the mtia device that run as chip kernels
+(triton_mtia/aten/): the GEMM family, eager and as Inductor's extern
+kernels, against the CPU; what they cannot serve runs on the host, counted."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import triton_mtia
+from triton_mtia import device
+
+pytestmark = pytest.mark.skipif(not device.loaded(), reason="needs torch.device('mtia')")
+
+TOLERANCE = {torch.float32: dict(rtol=1e-4, atol=1e-4), torch.float16: dict(rtol=1e-2, atol=1e-2),
+             torch.bfloat16: dict(rtol=2e-2, atol=2e-2)}
+
+
+def _chip(fn):
+    """fn's result, the chip launches it made, and the host fallbacks."""
+    device.reset_host_fallbacks()
+    launches = triton_mtia.runtime.launch_count
+    result = fn()
+    return result, triton_mtia.runtime.launch_count - launches, device.host_fallbacks()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_the_gemm_family_runs_on_the_chip(dtype):
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(70, 50, generator=g, dtype=dtype), torch.randn(50, 90, generator=g, dtype=dtype)
+    bias = torch.randn(90, generator=g, dtype=dtype)
+    x, y = torch.randn(3, 20, 30, generator=g, dtype=dtype), torch.randn(3, 30, 10, generator=g, dtype=dtype)
+    m = lambda t: t.to("mtia")  # noqa: E731
+    cases = {
+        "mm": (lambda: m(a) @ m(b), lambda: a @ b),
+        "mm of transposed operands": (lambda: m(b).t() @ m(a).t(), lambda: b.t() @ a.t()),
+        "addmm": (lambda: torch.addmm(m(bias), m(a), m(b), beta=0.5, alpha=2.0),
+                  lambda: torch.addmm(bias, a, b, beta=0.5, alpha=2.0)),
+        "linear": (lambda: F.linear(m(a), m(b).t(), m(bias)), lambda: F.linear(a, b.t(), bias)),
+        "bmm": (lambda: torch.bmm(m(x), m(y)), lambda: torch.bmm(x, y)),
+        "baddbmm": (lambda: torch.baddbmm(m(y[:, :1, :]), m(x), m(y), alpha=0.5),
+                    lambda: torch.baddbmm(y[:, :1, :], x, y, alpha=0.5)),
+        "matmul broadcast": (lambda: torch.matmul(m(x), m(y[0])), lambda: torch.matmul(x, y[0])),
+    }
+    for name, (on_chip, on_cpu) in cases.items():
+        result, launches, fallbacks = _chip(on_chip)
+        assert result.device.type == "mtia" and result.dtype == dtype, name
+        torch.testing.assert_close(result.cpu(), on_cpu(), **TOLERANCE[dtype], msg=name)
+        assert launches >= 1 and fallbacks == {}, (name, launches, fallbacks)
+
+
+def test_int8_mm_wraps_as_pytorch_does():
+    g = torch.Generator().manual_seed(1)
+    a = torch.randint(-128, 128, (33, 64), generator=g, dtype=torch.int8)
+    b = torch.randint(-128, 128, (64, 17), generator=g, dtype=torch.int8)
+    result, launches, fallbacks = _chip(lambda: a.to("mtia") @ b.to("mtia"))
+    assert torch.equal(result.cpu(), a @ b) and launches == 1 and fallbacks == {}
+
+
+def test_out_forms_resize_and_write_in_place():
+    g = torch.Generator().manual_seed(2)
+    a, b = torch.randn(16, 8, generator=g), torch.randn(8, 12, generator=g)
+    out = torch.empty(0, device="mtia")
+    result, _, fallbacks = _chip(lambda: torch.mm(a.to("mtia"), b.to("mtia"), out=out))
+    assert result is out and out.shape == (16, 12) and fallbacks == {}
+    torch.testing.assert_close(out.cpu(), a @ b)
+    # beta = 0 ignores the input, NaNs included (PyTorch's rule).
+    nan = torch.full((16, 12), float("nan"), device="mtia")
+    torch.testing.assert_close(torch.addmm(nan, a.to("mtia"), b.to("mtia"), beta=0).cpu(), a @ b)
+
+
+def test_what_the_chip_cannot_multiply_runs_on_the_host_counted():
+    a = torch.randn(8, 8, dtype=torch.float64)
+    result, launches, fallbacks = _chip(lambda: a.to("mtia") @ a.to("mtia"))
+    torch.testing.assert_close(result.cpu(), a @ a)
+    assert result.device.type == "mtia" and launches == 0 and fallbacks == {"aten::mm": 1}
+    empty = torch.zeros(4, 0)
+    result, _, fallbacks = _chip(lambda: empty.to("mtia") @ empty.t().to("mtia"))
+    assert torch.equal(result.cpu(), torch.zeros(4, 4)) and fallbacks == {"aten::mm": 1}
+
+
+def test_a_compiled_mlp_trains_with_its_gemms_on_the_chip():
+    """Inductor leaves the GEMMs to extern kernels (aten::mm.out, addmm.out):
+    forward and backward, they run on the chip."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 16))
+    twin = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 16))
+    twin.load_state_dict(model.state_dict())
+    x = torch.randn(24, 32)
+    model(x).square().sum().backward()
+    twin = twin.to("mtia")
+    torch._dynamo.reset()
+    device.reset_host_fallbacks()
+    out = torch.compile(twin)(x.to("mtia"))
+    out.square().sum().backward()
+    torch.testing.assert_close(out.cpu(), model(x), rtol=1e-4, atol=1e-4)
+    for mine, want in zip(twin.parameters(), model.parameters()):
+        torch.testing.assert_close(mine.grad.cpu(), want.grad, rtol=1e-4, atol=1e-4)
+    gemms = {"aten::mm", "aten::mm.out", "aten::addmm", "aten::addmm.out"}
+    assert not gemms & set(device.host_fallbacks()), device.host_fallbacks()
