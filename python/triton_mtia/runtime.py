@@ -348,7 +348,9 @@ def _new_trace_path(kernel: str) -> Tuple[str, bool]:
             _private_trace_dir = tempfile.mkdtemp(prefix="triton-mtia-traces-")
             atexit.register(shutil.rmtree, _private_trace_dir, True)
         directory, private = _private_trace_dir, True
-    return os.path.join(directory, f"{next(_trace_counter):06d}-{kernel}.json"), private
+    # The counter makes it unique; the name, cut, keeps it a legal file name
+    # (Inductor's kernel names run to hundreds of characters).
+    return os.path.join(directory, f"{next(_trace_counter):06d}-{kernel[:100]}.json"), private
 
 
 def _remove_quietly(path: str) -> None:

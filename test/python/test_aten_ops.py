@@ -97,3 +97,13 @@ def test_a_compiled_mlp_trains_with_its_gemms_on_the_chip():
         torch.testing.assert_close(mine.grad.cpu(), want.grad, rtol=1e-4, atol=1e-4)
     gemms = {"aten::mm", "aten::mm.out", "aten::addmm", "aten::addmm.out"}
     assert not gemms & set(device.host_fallbacks()), device.host_fallbacks()
+
+
+def test_an_out_form_the_chip_cannot_serve_runs_on_the_host():
+    """addmm.out of float64 (Inductor's extern_kernels.addmm with out=): the
+    host ran the out= overload without its out (a fuzzer finding)."""
+    a = torch.randn(4, 4, dtype=torch.float64)
+    out = torch.empty(4, 4, dtype=torch.float64, device="mtia")
+    result, launches, fallbacks = _chip(lambda: torch.addmm(a.to("mtia"), a.to("mtia"), a.to("mtia"), out=out))
+    assert result is out and launches == 0 and fallbacks == {"aten::addmm.out": 1}
+    torch.testing.assert_close(out.cpu(), torch.addmm(a, a, a))

@@ -207,3 +207,21 @@ def test_inductor_style_kernel_reaches_ttir():
     ttir = _ttir(triton_poi_fused_exp_max, {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32",
                                            "XBLOCK": "constexpr"}, {"XBLOCK": 128})
     assert 'symbol = "__mtia_exp"' in ttir
+
+
+def test_a_kernel_named_after_many_fused_operators_compiles(tmp_path, monkeypatch):
+    """Inductor names a kernel after every operator it fuses; past 255 bytes
+    of file name the compiler's work files and the shared object's path
+    failed ('File name too long'). Found by the torch.compile fuzzer."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    name = "triton_per_fused_" + "_".join(["native_layer_norm_backward_scatter_gather"] * 7)
+    source = (f"def {name}(x_ptr, BLOCK: tl.constexpr):\n"
+              "    offs = tl.arange(0, BLOCK)\n"
+              "    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)\n")
+    namespace = {"tl": tl}
+    exec(compile(source, str(tmp_path / "long_name.py"), "exec"), namespace)
+    (tmp_path / "long_name.py").write_text("import triton.language as tl\n" + source)
+    kernel = triton.jit(namespace[name])
+    x = torch.zeros(16)
+    kernel[(1, )](x, BLOCK=16)
+    assert len(name) > 255 and torch.equal(x, torch.ones(16))

@@ -55,7 +55,8 @@ def on_host(op, *args, **kwargs):
     target = next(t.device for t in _tensors(args, kwargs))
     out = kwargs.pop("out", None)
     cpu = lambda v: v.cpu() if isinstance(v, torch.Tensor) else v  # noqa: E731
-    result = op(*[cpu(a) for a in args], **{k: cpu(v) for k, v in kwargs.items()})
+    # The functional overload on the host; an out= call gets its result copied.
+    result = op.overloadpacket.default(*[cpu(a) for a in args], **{k: cpu(v) for k, v in kwargs.items()})
     if out is None:
         return result.to(target)
     if out.shape != result.shape:

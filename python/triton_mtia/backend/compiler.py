@@ -180,9 +180,10 @@ def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
 
     On failure raises CompilationError with the tool's stderr and the command
     line, keeping the directory so that the command can be re-run by hand."""
-    workdir = tempfile.mkdtemp(prefix=f"triton-mtia-{name}-")
-    src = os.path.join(workdir, f"{name}.{in_ext}")
-    out = os.path.join(workdir, f"{name}.{out_ext}")
+    stem = file_stem(name)
+    workdir = tempfile.mkdtemp(prefix=f"triton-mtia-{stem}-")
+    src = os.path.join(workdir, f"{stem}.{in_ext}")
+    out = os.path.join(workdir, f"{stem}.{out_ext}")
     Path(src).write_text(text)
     cmd = command(src, out)
     limit = _wait_limit()
@@ -213,12 +214,21 @@ def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
     result = Path(out).read_bytes()
     # Files the command wrote beside its output, `NAME.<ext>` for each key.
     for ext in side_outputs or {}:
-        side = Path(workdir, f"{name}.{ext}")
+        side = Path(workdir, f"{stem}.{ext}")
         side_outputs[ext] = side.read_bytes() if side.is_file() else b""
     if diagnostics is not None:  # remarks of a successful run (--dma-report)
         diagnostics.extend(line for line in output.splitlines() if line.strip())
     shutil.rmtree(workdir, ignore_errors=True)
     return result
+
+
+def file_stem(name: str) -> str:
+    """A kernel's name as it may stand in a file name: Inductor names a
+    kernel after every operator it fuses, which can pass the 255 bytes a
+    file name may have; a long one is cut and made unique by its hash."""
+    if len(name) <= 100:
+        return name
+    return f"{name[:80]}-{hashlib.sha256(name.encode()).hexdigest()[:16]}"
 
 
 def _wait_limit() -> Optional[float]:

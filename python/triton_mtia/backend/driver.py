@@ -26,7 +26,7 @@ from triton import knobs
 from triton.backends.driver import DriverBase, decompose_descriptor, expand_signature
 
 from .. import device, runtime, structs
-from .compiler import BACKEND_NAME, MTIA_TARGET
+from .compiler import BACKEND_NAME, MTIA_TARGET, file_stem
 
 #: Facts of the simulated chip that Triton's generic code asks the driver for.
 NUM_PES = 64
@@ -240,7 +240,7 @@ class MTIAUtils:
         digest = hashlib.sha256(kernel).hexdigest()[:24]
         directory = self._so_cache_dir()
         directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"{name}-{digest}.so"
+        path = directory / f"{file_stem(name)}-{digest}.so"
         if not path.exists():
             tmp = path.with_suffix(f".tmp.{os.getpid()}")
             tmp.write_bytes(kernel)
