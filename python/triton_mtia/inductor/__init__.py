@@ -151,6 +151,14 @@ def _where_mtia_is_the_gpu(module) -> None:
     if module.inductor_choices_class is None:
         from . import heuristics
         module.inductor_choices_class = heuristics.choices_factory
+    # Mix-order reductions, a GPU memory-coalescing fusion, off as Meta's
+    # own build sets it (TORCHINDUCTOR_MIX_ORDER_REDUCTION is "0" in fbcode,
+    # where the MTIA stack lives): on, Inductor's split reductions assert
+    # (ir.py, _find_split_reduction) on a buffer that is not a reduction,
+    # e.g. torch.amax(x, dim=-2) of an fp16 [33, 16] (a fuzzer finding).
+    import os
+    if "TORCHINDUCTOR_MIX_ORDER_REDUCTION" not in os.environ:
+        module.triton.mix_order_reduction = False
 
 
 #: Module -> what adjusts it once imported.
