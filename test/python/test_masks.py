@@ -322,3 +322,27 @@ def test_unsigned_masks(kernel, arg, lo, hi):
     assert torch.equal(out, want)
     if kernel is unsigned_window_kernel:
         assert_all_dmas(compiled)
+
+
+@triton.jit
+def narrow_carried_offsets_kernel(x_ptr, out_ptr, offs_out_ptr, TRIPS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK).to(tl.uint8) * 60
+    acc = tl.zeros((BLOCK, ), tl.float32)
+    for _ in range(TRIPS):
+        acc += tl.load(x_ptr + offs)  # the offsets as addresses: wrapped at 8 bits
+        offs += 100
+    tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+    tl.store(offs_out_ptr + tl.arange(0, BLOCK), offs)  # and as data
+
+
+def test_narrow_carried_offsets_wrap_as_written():
+    """uint8 offsets advanced past 255, read as addresses and as data: both
+    wrap at 8 bits, as written (a loop carries such narrow offsets as scalars
+    only where they are nothing but addresses)."""
+    x = torch.arange(256, dtype=torch.float32)
+    out = torch.empty(16)
+    offs = torch.empty(16, dtype=torch.uint8)
+    narrow_carried_offsets_kernel[(1, )](x, out, offs, TRIPS=5, BLOCK=16)
+    start = (torch.arange(16) * 60) % 256
+    want = sum((start + 100 * i) % 256 for i in range(5)).float()
+    assert torch.equal(out, want) and torch.equal(offs, ((start + 500) % 256).to(torch.uint8))

@@ -241,7 +241,11 @@ bool KernelLowering::isCarriedAddress(scf::ForOp loop, unsigned i) {
       allAddress &= addressOrYield(use);
     someAddress |= feedsAddress(v, /*depth=*/0);
   }
-  if (!allAddress && !someAddress)
+  // Narrow offsets read as data wrap at 8 or 16 bits where the scalars
+  // would not: those stay tiles unless they are only addresses (as
+  // everywhere, addresses are assumed not to wrap).
+  bool wide = pointer || type.getElementType().getIntOrFloatBitWidth() >= 32;
+  if (!allAddress && !(someAddress && wide))
     result = false;
   if (!result) {
     // Answers found while this one was provisionally yes may rest on it
