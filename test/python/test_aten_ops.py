@@ -107,3 +107,22 @@ def test_an_out_form_the_chip_cannot_serve_runs_on_the_host():
     result, launches, fallbacks = _chip(lambda: torch.addmm(a.to("mtia"), a.to("mtia"), a.to("mtia"), out=out))
     assert result is out and launches == 0 and fallbacks == {"aten::addmm.out": 1}
     torch.testing.assert_close(out.cpu(), torch.addmm(a, a, a))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_softmax_over_the_last_dimension_runs_on_the_chip(dtype):
+    x = torch.randn(5, 7, 300, generator=torch.Generator().manual_seed(3)).to(dtype)
+    result, launches, fallbacks = _chip(lambda: torch.softmax(x.to("mtia"), -1))
+    torch.testing.assert_close(result.cpu(), torch.softmax(x, -1), **TOLERANCE[dtype])
+    assert result.dtype == dtype and launches == 1 and fallbacks == {}
+    # Over another dimension: the host, counted.
+    result, launches, fallbacks = _chip(lambda: torch.softmax(x.to("mtia"), 1))
+    torch.testing.assert_close(result.cpu(), torch.softmax(x, 1), **TOLERANCE[dtype])
+    assert launches == 0 and fallbacks == {"aten::_softmax": 1}
+
+
+def test_embedding_gathers_rows_on_the_chip():
+    g = torch.Generator().manual_seed(4)
+    table, indices = torch.randn(50, 24, generator=g), torch.randint(0, 50, (4, 9), generator=g)
+    result, launches, fallbacks = _chip(lambda: F.embedding(indices.to("mtia"), table.to("mtia")))
+    assert torch.equal(result.cpu(), F.embedding(indices, table)) and launches == 1 and fallbacks == {}

@@ -13,6 +13,7 @@ for, say) runs the operator on the host as the fallback would, counted in
 
     gemm.py    mm, addmm, bmm, baddbmm (and so linear and matmul), their
                out= forms: the kernel library's GEMM (kernels/gemm.py)
+    library.py _softmax, embedding: the kernel library's (kernels/longtail.py)
 
 Registration is cheap and happens when the device loads; the kernel
 library is imported at the first call.
@@ -76,7 +77,7 @@ def register() -> None:
     global _library
     if _library is not None:
         return
-    from . import gemm  # noqa: F401  (fills IMPLEMENTATIONS)
+    from . import gemm, library  # noqa: F401  (fill IMPLEMENTATIONS)
     library = torch.library.Library("aten", "IMPL")
     for name, fn in IMPLEMENTATIONS.items():
         library.impl(name, fn, "MTIA")
