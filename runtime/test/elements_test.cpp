@@ -1,6 +1,7 @@
 //===- elements_test.cpp - Element conversions ----------------------------===//
 
 #include "mtia/sim/elements.h"
+#include "mtia/sim/simd_engine.h"
 
 #include <gtest/gtest.h>
 
@@ -123,4 +124,25 @@ TEST(Elements, Fp8FromDoubleRoundsOnce) {
   convertElement(reinterpret_cast<const uint8_t *>("\x00\x00\xe0\x43"), DType::F32, &b,
                  DType::F8E5M2); // 448.0f
   EXPECT_EQ(floatFromE5m2(b), 448.0f);
+}
+
+// The SE reduces as a tree (first half combined with second, level by
+// level), as SIMD hardware does: 1e8 + 1 - 1e8 + 1 in fp32 is 2 (the pairs
+// cancel first), where summing in order loses the first 1 to 1e8's ulp.
+TEST(Elements, SeSumIsATree) {
+  const float values[4] = {1e8f, 1.0f, -1e8f, 1.0f};
+  Operand view;
+  view.kind = Operand::Kind::Cb;
+  view.dtype = DType::F32;
+  view.stride[0] = 1;
+  SeInput in;
+  in.operand = &view;
+  in.data = reinterpret_cast<const uint8_t *>(values);
+  Shape shape;
+  shape.rank = 1;
+  shape.dim[0] = 4;
+  float sum = 0;
+  SeScratch scratch;
+  runReduce(ReduceOp::Sum, DType::F32, shape, 0, in, reinterpret_cast<uint8_t *>(&sum), scratch);
+  EXPECT_EQ(sum, 2.0f);
 }

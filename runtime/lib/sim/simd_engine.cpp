@@ -750,14 +750,25 @@ void runReduce(ReduceOp op, DType out, const Shape &inShape, int axis, const SeI
       materialize<O>(f, Shape{}, &fv);
       forEachOutside(inShape, *valid, [&](int64_t i) { x[i] = fv; });
     }
+    // A tree, as SIMD hardware reduces across lanes and as the compiler's
+    // own reductions of combine regions run: each level combines the first
+    // half of the remaining values with the second. A float sum of n values
+    // then errs by O(log n) roundings, not O(n): summed in order, 2048 fp32
+    // lanes of an Inductor reduction drifted by a hundred ulps from the CPU's.
+    V *tree = scratch.get<V>(2, len);
     withCombine<V>(op, [&](auto fn) {
       for (int64_t ou = 0; ou < outer; ++ou)
         for (int64_t in = 0; in < inner; ++in) {
           const V *col = x + ou * len * inner + in;
-          V acc = col[0];
-          for (int64_t k = 1; k < len; ++k)
-            acc = roundTo<O>(fn(acc, col[k * inner]));
-          r[ou * inner + in] = acc;
+          for (int64_t k = 0; k < len; ++k)
+            tree[k] = col[k * inner];
+          for (int64_t n = len; n > 1;) {
+            const int64_t half = (n + 1) / 2;
+            for (int64_t k = 0; k + half < n; ++k)
+              tree[k] = roundTo<O>(fn(tree[k], tree[k + half]));
+            n = half;
+          }
+          r[ou * inner + in] = tree[0];
         }
     });
     storeAll(r, outer * inner, out, dst);
