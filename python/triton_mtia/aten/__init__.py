@@ -53,7 +53,7 @@ def on_host(op, *args, **kwargs):
     `aten::mm.out`)."""
     from .. import device
     device._extension().count_host_fallback(op.name())
-    target = next(t.device for t in _tensors(args, kwargs))
+    target = next(t.device for t in _tensors(args, kwargs) if t.device.type == "mtia")
     out = kwargs.pop("out", None)
     cpu = lambda v: v.cpu() if isinstance(v, torch.Tensor) else v  # noqa: E731
     # The functional overload on the host; an out= call gets its result copied.
