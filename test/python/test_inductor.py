@@ -365,3 +365,73 @@ def test_split_reductions_over_a_leading_dimension(inductor, op):
     fn = {"amax": lambda t: torch.amax(t, dim=-2), "softmax": lambda t: torch.softmax(t, dim=-2)}[op]
     out = torch.compile(fn)(x.to("mtia"))
     torch.testing.assert_close(out.cpu(), fn(x), rtol=1e-3, atol=1e-3)
+
+
+class _Block(torch.nn.Module):
+    """A GPT-2-style block: causal self-attention, an MLP, pre-norms."""
+
+    def __init__(self, dim=32, heads=2, p=0.0):
+        super().__init__()
+        self.ln1, self.ln2 = torch.nn.LayerNorm(dim), torch.nn.LayerNorm(dim)
+        self.qkv, self.proj = torch.nn.Linear(dim, 3 * dim), torch.nn.Linear(dim, dim)
+        self.fc, self.out = torch.nn.Linear(dim, 4 * dim), torch.nn.Linear(4 * dim, dim)
+        self.heads, self.p = heads, p
+
+    def forward(self, x):
+        B, T, D = x.shape
+        q, k, v = (t.view(B, T, self.heads, D // self.heads).transpose(1, 2)
+                   for t in self.qkv(self.ln1(x)).split(D, -1))
+        s = (q @ k.transpose(-2, -1)) * (D // self.heads)**-0.5
+        s = s.masked_fill(~torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device)), float("-inf"))
+        a = F.dropout(F.softmax(s, -1), self.p, self.training) @ v
+        x = x + self.proj(a.transpose(1, 2).reshape(B, T, D))
+        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+
+class _TinyGPT(torch.nn.Module):
+
+    def __init__(self, vocab=50, dim=32, p=0.0):
+        super().__init__()
+        self.emb, self.pos = torch.nn.Embedding(vocab, dim), torch.nn.Embedding(16, dim)
+        self.block, self.ln, self.head = _Block(dim, p=p), torch.nn.LayerNorm(dim), torch.nn.Linear(dim, vocab)
+
+    def forward(self, idx, target):
+        x = self.emb(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
+        logits = self.head(self.ln(self.block(x)))
+        return F.cross_entropy(logits.view(-1, logits.shape[-1]), target.view(-1))
+
+
+def _train_step(model, optimizer, idx, target):
+    optimizer.zero_grad()
+    loss = model(idx, target)
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.1])
+def test_a_compiled_training_step_runs_on_the_chip(inductor, dropout):
+    """Loss, backward and an SGD step compiled together (issue 43): every
+    compute operator is a chip kernel, GEMMs included; without dropout the
+    loss and the updated weights are the CPU's, with it (the chip's own
+    random stream) the loss is finite and every weight moves."""
+    torch.manual_seed(0)
+    reference, model = _TinyGPT(p=dropout), _TinyGPT(p=dropout)
+    model.load_state_dict(reference.state_dict())
+    model = model.to("mtia")
+    before = [p.detach().cpu().clone() for p in model.parameters()]
+    idx, target = torch.randint(0, 50, (2, 16)), torch.randint(0, 50, (2, 16))
+    torch._dynamo.reset()
+    triton_mtia.device.reset_host_fallbacks()
+    loss = torch.compile(_train_step)(model, torch.optim.SGD(model.parameters(), lr=0.1), idx.to("mtia"),
+                                      target.to("mtia"))
+    # Only the seed of Inductor's random stream is drawn on the host.
+    assert set(triton_mtia.device.host_fallbacks()) <= {"aten::random_.from"}
+    if dropout == 0.0:
+        want = _train_step(reference, torch.optim.SGD(reference.parameters(), lr=0.1), idx, target)
+        torch.testing.assert_close(loss.cpu(), want, rtol=1e-4, atol=1e-5)
+        for mine, theirs in zip(model.parameters(), reference.parameters()):
+            torch.testing.assert_close(mine.detach().cpu(), theirs.detach(), rtol=1e-3, atol=1e-4)
+    else:
+        assert torch.isfinite(loss.cpu())
+        assert all(not torch.equal(p.detach().cpu(), b) for p, b in zip(model.parameters(), before))
