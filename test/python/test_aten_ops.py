@@ -126,3 +126,21 @@ def test_embedding_gathers_rows_on_the_chip():
     table, indices = torch.randn(50, 24, generator=g), torch.randint(0, 50, (4, 9), generator=g)
     result, launches, fallbacks = _chip(lambda: F.embedding(indices.to("mtia"), table.to("mtia")))
     assert torch.equal(result.cpu(), F.embedding(indices, table)) and launches == 1 and fallbacks == {}
+
+
+def test_a_gemm_in_a_compiled_model_takes_the_cycles_of_the_gemm_alone():
+    """Inductor's extern mm is the device's GEMM: inside a compiled model it
+    is the same launch, with the same simulated cycles, as torch.mm alone."""
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(96, 80, bias=False).to("mtia")
+    x = torch.randn(48, 96).to("mtia")
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda t: torch.relu(layer(t)))
+    compiled(x)
+    with triton_mtia.trace() as recording:
+        compiled(x)
+    in_model = [launch.cycles for launch in recording.launches if launch.kernel == "gemm_kernel"]
+    with triton_mtia.trace() as recording:
+        torch.mm(x, layer.weight.t())
+    alone = [launch.cycles for launch in recording.launches]
+    assert len(in_model) == 1 and in_model == alone
