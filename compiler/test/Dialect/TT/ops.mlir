@@ -48,6 +48,9 @@ tt.func public @compute(%x: tensor<64xf32>, %y: tensor<64xi32>, %f: f32) {
   %l, %r = tt.split %z : tensor<32x2xf32> -> tensor<32xf32>
   // CHECK: tt.join %{{.*}}, %{{.*}} : tensor<32xf32> -> tensor<32x2xf32>
   %j = tt.join %l, %r : tensor<32xf32> -> tensor<32x2xf32>
+  // CHECK: tt.unsplat %{{.*}} : tensor<1x1xf32>
+  %single = tt.splat %f : f32 -> tensor<1x1xf32>
+  %scalar = tt.unsplat %single : tensor<1x1xf32>
   // CHECK: tt.extern_elementwise %{{.*}} {libname = "", libpath = "", pure = true, symbol = "__nv_tanhf"} : (tensor<64xf32>) -> tensor<64xf32>
   %th = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__nv_tanhf"} : (tensor<64xf32>) -> tensor<64xf32>
   // CHECK: tt.precise_sqrt %{{.*}} : tensor<64xf32>
