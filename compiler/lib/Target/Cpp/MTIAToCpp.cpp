@@ -448,9 +448,8 @@ LogicalResult CppEmitter::emitOp(Operation &op) {
     return emitFor(forOp);
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return emitIf(ifOp);
-  // `tl.assume`, kept for the C++ compiler (by name: the LLVM dialect's
-  // headers are not worth parsing for one op).
-  if (op.getName().getStringRef() == "llvm.intr.assume") {
+  // `tl.assume`, kept for the C++ compiler.
+  if (mtia::isAssumption(&op)) {
     line() << "__builtin_assume(" << name(op.getOperand(0)) << ");\n";
     return success();
   }

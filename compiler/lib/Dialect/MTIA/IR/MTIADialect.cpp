@@ -130,6 +130,10 @@ CbUsers mlir::triton_mtia::mtia::collectCbUsers(Operation *root) {
   return users;
 }
 
+bool mlir::triton_mtia::mtia::isAssumption(Operation *op) {
+  return op->getName().getStringRef() == "llvm.intr.assume";
+}
+
 bool mlir::triton_mtia::mtia::isPureScalar(Operation *op) {
   return op->getNumRegions() == 0 && isPure(op) &&
          llvm::all_of(op->getResultTypes(), [](Type t) { return t.isIntOrIndexOrFloat(); });

@@ -159,7 +159,7 @@ ScalarCost scalarCost(Operation *op) {
 /// the C++ compiler keeps the fact and drops the code, so the core pays
 /// nothing for it.
 bool onlyFeedsAssumptions(Operation *op, DenseMap<Operation *, bool> &memo) {
-  if (op->getName().getStringRef() == "llvm.intr.assume")
+  if (isAssumption(op))
     return true;
   if (op->getNumResults() == 0 || !isScalarOp(op))
     return false;

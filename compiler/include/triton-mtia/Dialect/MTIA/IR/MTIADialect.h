@@ -90,6 +90,10 @@ int64_t producedBytes(Operation *op);
 /// Whether `op` is a pure scalar op of the core (address and bound
 /// arithmetic): no regions, no effects, scalar results.
 bool isPureScalar(Operation *op);
+/// Whether `op` is `tl.assume`'s `llvm.intr.assume`, which the core's code
+/// keeps as a fact for its C++ compiler (matched by name: the LLVM
+/// dialect's headers are not worth parsing for one op).
+bool isAssumption(Operation *op);
 /// Cycles per strip of VLEN bits of a vector-core loop over `shape`
 /// reading `srcs` (the simulator's vecStripCycles, device.h vecLoop): the
 /// busier of the local-memory port (a load per view that steps along the
