@@ -149,10 +149,17 @@ def run(command: List[str], workdir: str, timeout: Optional[float] = None) -> Tu
         if server.answered == 0:
             _cannot_serve.add(compiler)
     one_shot += 1
+    return run_one_shot(command, timeout)
+
+
+def run_one_shot(command: List[str], timeout: Optional[float] = None) -> Tuple[int, str]:
+    """Runs `command` in a process of its own: its exit status and what it
+    printed (stderr, then stdout). Raises TimeoutError when it has not
+    finished within `timeout` seconds (None: no limit); it is killed."""
     try:
         proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:  # subprocess.run has killed it
-        raise TimeoutError(f"the compiler did not finish within {timeout:g} s") from None
+        raise TimeoutError(f"{Path(command[0]).name} did not finish within {timeout:g} s") from None
     return proc.returncode, proc.stderr + proc.stdout
 
 

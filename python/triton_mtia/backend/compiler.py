@@ -25,7 +25,6 @@ import re
 import sys
 import shutil
 import signal
-import subprocess
 import tempfile
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -191,11 +190,7 @@ def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
         if served:
             returncode, output = compile_server.run(cmd, workdir, limit)
         else:
-            try:
-                proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=limit)
-            except subprocess.TimeoutExpired:
-                raise TimeoutError(f"{Path(cmd[0]).name} did not finish within {limit:g} s") from None
-            returncode, output = proc.returncode, proc.stderr + proc.stdout
+            returncode, output = compile_server.run_one_shot(cmd, limit)
     except TimeoutError as timeout:
         # Killed: a tool that never ends is a bug; its input stays for the report.
         raise CompilationError.from_tool(
