@@ -347,14 +347,14 @@ Lowered KernelLowering::materializeAffine(const Affine &a, RankedTensorType type
   int64_t scale = 1;
   if (auto ptr = dyn_cast<tt::PointerType>(type.getElementType()))
     scale = mtia::elementBytes(ptr.getPointeeType());
-  SmallVector<std::pair<int64_t, int64_t>> parts;
+  SmallVector<std::pair<int64_t, int64_t>> intermediates; // popped before returning
   std::optional<Lowered> sum;
   for (auto [d, stride] : llvm::enumerate(a.strides)) {
     if (shape[d] == 1 || matchPattern(stride, m_Zero()))
       continue;
     int64_t iota = nextCb++;
     mtia::SeIotaOp::create(b, loc, iota, i64, shape[d], 0);
-    parts.push_back({iota, shape[d] * 8});
+    intermediates.push_back({iota, shape[d] * 8});
     Lowered index = Lowered::tile(iota, i64, {shape[d]});
     index.shape = shape;
     index.strides.assign(shape.size(), 0);
@@ -362,7 +362,8 @@ Lowered KernelLowering::materializeAffine(const Affine &a, RankedTensorType type
     Value factor = scale == 1 ? stride : b.createOrFold<arith::MulIOp>(loc, stride, constI64(scale, loc));
     Lowered term = matchPattern(factor, m_One())
                        ? index
-                       : i64AtOwnShape("Mul", index, factor, /*immFirst=*/false, shape, loc, parts);
+                       : i64AtOwnShape("Mul", index, factor, /*immFirst=*/false, shape, loc,
+                                       intermediates);
     if (!sum) {
       sum = term;
       continue;
@@ -371,7 +372,7 @@ Lowered KernelLowering::materializeAffine(const Affine &a, RankedTensorType type
     SmallVector<Value> imms;
     Attribute lhs = sourceOf(*sum, imms), rhs = sourceOf(term, imms);
     mtia::SeOp::create(b, loc, imms, ValueRange{}, "Add", cb, i64, shape, b.getArrayAttr({lhs, rhs}));
-    parts.push_back({cb, numElements(shape) * 8});
+    intermediates.push_back({cb, numElements(shape) * 8});
     sum = Lowered::tile(cb, i64, shape);
   }
   int64_t out = nextCb++;
@@ -384,12 +385,12 @@ Lowered KernelLowering::materializeAffine(const Affine &a, RankedTensorType type
   }
   if (elemType != i64) {
     // Narrowed at the end: the sum wraps as the tensor's own arithmetic would.
-    parts.push_back({out, numElements(shape) * 8});
+    intermediates.push_back({out, numElements(shape) * 8});
     int64_t narrow = nextCb++;
     emitCopy(Lowered::tile(out, i64, shape), narrow, elemType, shape, loc);
     out = narrow;
   }
-  for (auto [cb, bytes] : parts)
+  for (auto [cb, bytes] : intermediates)
     mtia::CbPopOp::create(b, loc, cb, bytes);
   temps.push_back({out, numElements(shape) * mtia::elementBytes(elemType)});
   return Lowered::tile(out, elemType, shape);
