@@ -41,6 +41,8 @@ _private_trace_dir: Optional[str] = None
 #: Totals over every launch of the process; the benchmarker reads deltas.
 launch_count = 0
 simulated_seconds_total = 0.0
+#: The accumulators of the `measure` calls in progress.
+_measurements: List[List[float]] = []
 simulated_cycles_total = 0
 #: DMA commands (loads and stores) of every launch, and how many of them
 #: were gathers or scatters by address rather than strided blocks.
@@ -362,9 +364,16 @@ def measure(fn) -> Tuple[Any, float, int]:
     """Runs `fn` (on this thread); returns its result, the simulated time of
     the launches it made in milliseconds, and how many it made. What the
     simulated-time benchmarkers (Triton's and Inductor's) measure."""
-    before, launches = simulated_seconds_total, launch_count
-    result = fn()
-    return result, (simulated_seconds_total - before) * 1e3, launch_count - launches
+    # Summed from zero, not a difference of the running total: the same
+    # launches measure the same however many ran before them.
+    seconds = [0.0]
+    launches = launch_count
+    _measurements.append(seconds)
+    try:
+        result = fn()
+    finally:
+        _measurements.remove(seconds)
+    return result, seconds[0] * 1e3, launch_count - launches
 
 
 def measure_cycles(fn) -> Tuple[Any, int]:
@@ -392,6 +401,8 @@ def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence
                             pid_mapping)
         launch_count += 1
         simulated_seconds_total += float(result["seconds"])
+        for seconds in _measurements:
+            seconds[0] += float(result["seconds"])
         simulated_cycles_total += int(result["cycles"])
         units = result["stats"].get("units", {})
         for unit in ("dma_in", "dma_out"):

@@ -113,7 +113,7 @@ def test_autotuning_measures_simulated_time(inductor):
     # Inductor's kernels call benchmark_gpu directly.
     assert ms == benchmarker.benchmark_gpu(lambda: scale[(4,)](x, 4096, BLOCK=1024), device_type=DEVICE)
     before = runtime.launch_count
-    y = torch.ones(8, device=DEVICE)
+    y = torch.ones(8)
     assert benchmarker.benchmark(lambda: y.sum(), device=DEVICE) > 0
     assert runtime.launch_count == before
 

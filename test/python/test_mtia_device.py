@@ -187,7 +187,10 @@ def test_nonzero_static_has_an_accelerators_layout():
     assert torch.equal(compiled.cpu(), expected)
 
 
-def test_eager_operators_run_on_the_host_and_are_counted(gen):
+def test_eager_operators_without_a_kernel_run_on_the_host_and_are_counted(gen):
+    """Operators with a kernel (the GEMM, Inductor's per-operator kernels:
+    test_aten_ops.py) run on the chip; those whose result's shape only the
+    data knows (nonzero, a boolean mask's index) run on the host, counted."""
     a, b = torch.randn(8, 16, generator=gen), torch.randn(16, 4, generator=gen)
     da, db = a.to("mtia"), b.to("mtia")
     device.reset_host_fallbacks()
@@ -199,12 +202,12 @@ def test_eager_operators_run_on_the_host_and_are_counted(gen):
     c = da.clone()
     c.add_(1.0)
     assert torch.allclose(c.cpu(), a + 1)
+    assert torch.allclose(torch.cat([da, da]).cpu(), torch.cat([a, a]))
+    assert device.host_fallbacks() == {}
     assert torch.equal(torch.nonzero(da > 0).cpu(), torch.nonzero(a > 0))
     assert torch.equal(da[da > 0].cpu(), a[a > 0])
-    assert torch.allclose(torch.cat([da, da]).cpu(), torch.cat([a, a]))
     counts = device.host_fallbacks()
-    assert "aten::mm" not in counts and "aten::mm.out" not in counts  # a chip kernel (test_aten_ops.py)
-    assert sum(counts.values()) >= 5
+    assert counts.get("aten::nonzero", 0) >= 1 and "aten::gt.Scalar" not in counts
     device.reset_host_fallbacks()
     assert device.host_fallbacks() == {}
 

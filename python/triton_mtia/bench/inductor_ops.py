@@ -182,8 +182,10 @@ def _within_rounding(fn, args, kwargs, actual: Any, expected: Any) -> bool:
     accuracy rule for compiled models (see the module's docstring)."""
     from torch._dynamo.utils import same
 
+    from ..aten.per_op import eager_on_the_host
     try:
-        exact = fn(*_in_float64(args), **_in_float64(kwargs))
+        with eager_on_the_host():
+            exact = fn(*_in_float64(args), **_in_float64(kwargs))
     except Exception:  # the op takes no float64: nothing to judge by
         return False
     try:
@@ -220,15 +222,17 @@ def _steady_state(compiled, args, kwargs, sample: _Sample) -> _Sample:
 def _run_sample(fn, args, kwargs) -> _Sample:
     """One sample, eager and compiled on the device: its outcome ("chip" or
     "host"), whether it matched only within rounding, and what a second
-    call costs on the chip; or the exception. Eager operators on the device run
-    the CPU's kernels (the host fallback) with the device's conventions
-    (e.g. batch norm's saved statistics), so eager on the device is the
-    reference."""
+    call costs on the chip; or the exception. The reference is eager on the
+    device with its operators on the host (`eager_on_the_host`: the CPU's
+    kernels with the device's conventions, e.g. batch norm's saved
+    statistics)."""
     from .. import runtime
+    from ..aten.per_op import eager_on_the_host
 
     try:
-        expected = fn(*_clone(args), **_clone(kwargs))
-        again = fn(*_clone(args), **_clone(kwargs))
+        with eager_on_the_host():
+            expected = fn(*_clone(args), **_clone(kwargs))
+            again = fn(*_clone(args), **_clone(kwargs))
     except Exception as exc:  # the sample is not valid for eager PyTorch
         raise _NotASample(f"eager: {failures.first_line(exc)}") from None
     try:

@@ -130,6 +130,9 @@ def _decompose_layer_norm(module) -> None:
     for op, fn in list(module.decompositions.items()):
         if fn is original:
             module.decompositions[op] = native_layer_norm
+    # The table with the fast random decompositions is a copy, made once:
+    # one made before this patch would keep the original.
+    module.fast_random_decomps.cache_clear()
 
 
 def _register_lowerings(module) -> None:
