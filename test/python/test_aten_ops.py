@@ -237,3 +237,64 @@ def test_eager_kernels_off_runs_operators_on_the_host(monkeypatch):
     result, launches, host = _chip(lambda: torch.tanh(a.to("mtia")))
     torch.testing.assert_close(result.cpu(), torch.tanh(a))
     assert launches == 0 and host == {"aten::tanh.out": 1}
+
+
+# Convolutions: implicit GEMMs on the DPE (triton_mtia/aten/conv.py).
+
+_CONVOLUTIONS = {
+    "conv2d stride padding": (lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), (2, 3, 9, 9), (4, 3, 3, 3), 4),
+    "conv2d groups dilation": (lambda x, w, b: F.conv2d(x, w, b, padding=2, dilation=2, groups=2), (1, 4, 8, 7),
+                               (6, 2, 3, 3), 6),
+    "depthwise": (lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4), (2, 4, 6, 6), (4, 1, 3, 3), 4),
+    "conv1d": (lambda x, w, b: F.conv1d(x, w, b, stride=3), (2, 3, 20), (5, 3, 4), None),
+    "conv3d": (lambda x, w, b: F.conv3d(x, w, b, padding=1), (1, 2, 5, 6, 4), (3, 2, 3, 3, 3), 3),
+    "conv_transpose2d": (lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+                         (2, 4, 5, 5), (4, 3, 3, 3), 3),
+    "conv_transpose1d groups": (lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, groups=2, dilation=2),
+                                (1, 4, 7), (4, 3, 3), None),
+}
+
+
+@pytest.mark.parametrize("case", list(_CONVOLUTIONS))
+def test_convolutions_and_their_gradients_run_on_the_chip(case):
+    fn, x_shape, w_shape, bias = _CONVOLUTIONS[case]
+    g = torch.Generator().manual_seed(3)
+    inputs = [torch.randn(x_shape, generator=g), torch.randn(w_shape, generator=g)]
+    inputs += [torch.randn(bias, generator=g)] if bias else []
+    cpu = [t.clone().requires_grad_() for t in inputs]
+    chip = [t.to("mtia").requires_grad_() for t in inputs]
+
+    def run(tensors):
+        y = fn(*tensors, *([] if bias else [None]))
+        weights = torch.linspace(-1, 1, y.numel()).view_as(y).to(y.device)  # every output its own gradient
+        (y * weights).sum().backward()
+        return y
+
+    want = run(cpu)
+    got, launches, host = _chip(lambda: run(chip))
+    assert host == {} and launches >= 3  # forward, input and weight gradients at least
+    torch.testing.assert_close(got.detach().cpu(), want.detach(), rtol=1e-4, atol=1e-4)
+    for mine, theirs in zip(chip, cpu):
+        torch.testing.assert_close(mine.grad.cpu(), theirs.grad, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_a_half_precision_convolution_sums_in_fp32(dtype):
+    g = torch.Generator().manual_seed(4)
+    x, w = torch.randn(2, 8, 6, 6, generator=g), torch.randn(4, 8, 3, 3, generator=g)
+    got, launches, host = _chip(lambda: F.conv2d(x.to(dtype).to("mtia"), w.to(dtype).to("mtia"), padding=1))
+    assert got.dtype == dtype and launches == 1 and host == {}
+    want = F.conv2d(x.to(dtype).float(), w.to(dtype).float(), padding=1)  # exact sums, one rounding
+    torch.testing.assert_close(got.cpu().float(), want, **TOLERANCE[dtype])
+
+
+def test_a_compiled_cnn_runs_its_convolutions_on_the_chip():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(),
+                                torch.nn.Conv2d(8, 4, 3, stride=2), torch.nn.Flatten(), torch.nn.Linear(36, 2))
+    x = torch.randn(2, 3, 8, 8)
+    want = model(x)
+    torch._dynamo.reset()
+    got, launches, host = _chip(lambda: torch.compile(model.to("mtia"))(x.to("mtia")))
+    assert host == {}
+    torch.testing.assert_close(got.cpu(), want, rtol=1e-4, atol=1e-4)

@@ -54,8 +54,9 @@ NOT_COMPUTE = frozenset({
     "normal_", "uniform_", "random_", "exponential_", "log_normal_", "cauchy_", "geometric_", "bernoulli_",
 })
 
-#: Operators whose kernels belong to another part of the device (the
-#: convolutions: runtime/torch/ops.cpp runs them on the host for now).
+#: Operators whose kernels belong to another part of the package (the
+#: convolutions: conv.py, implicit GEMMs; what it cannot serve goes to the
+#: C++ extension's `convolution_overrideable`, on the host).
 ELSEWHERE = frozenset({"convolution", "convolution_backward", "_convolution", "convolution_overrideable",
                        "convolution_backward_overrideable"})
 
