@@ -4,11 +4,14 @@
 // without on a backend: creating tensors, copying, resizing, and the views
 // (which must share storage, so a copying fallback would be wrong); and for
 // the few whose CPU kernel the fallback cannot run as a device's (a
-// convolution, batch norm's saved statistics). Any other eager operator
-// runs on the host through one boxed fallback: device
-// memory is host memory, so the fallback runs the CPU kernel and every such
-// run is counted, for `triton_mtia.device.host_fallbacks()`. Work meant for
-// the chip reaches it as Triton kernels (a user's, or Inductor's).
+// convolution in a dtype the chip has no mode for; nonzero_static, in an
+// accelerator's layout). Any
+// other eager operator without a kernel on the chip runs on the host
+// through one boxed fallback: device memory is host memory, so the
+// fallback runs the CPU kernel and every such run is counted, for
+// `triton_mtia.device.host_fallbacks()`. The operators that run on the
+// chip are registered by the Python package (triton_mtia/aten/): the
+// kernel library's, and Inductor's kernel of each other operator.
 //
 // Also the Python module `triton_mtia._mtia_device`, in the plain C API
 // (torch bundles its own pybind11, which this module need not pick).
@@ -28,7 +31,6 @@
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/convolution.h>
 #include <ATen/ops/convolution_backward.h>
-#include <ATen/ops/native_batch_norm.h>
 #include <ATen/ops/nonzero_static.h>
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/resize_native.h>
@@ -175,38 +177,6 @@ convolutionBackward(const at::Tensor &gradOutput, const at::Tensor &input,
 }
 
 //===----------------------------------------------------------------------===//
-// Batch norm
-//===----------------------------------------------------------------------===//
-
-/// Batch norm on the host, with the saved statistics of a device: in
-/// inference, the CPU's kernel saves empty tensors, every other device (and
-/// the decomposition Inductor compiles for them) the running mean and
-/// 1/sqrt(running var + eps). Running statistics update in place, through
-/// the host views of their device memory.
-std::tuple<at::Tensor, at::Tensor, at::Tensor>
-batchNorm(const at::Tensor &input, const std::optional<at::Tensor> &weight,
-          const std::optional<at::Tensor> &bias, const std::optional<at::Tensor> &runningMean,
-          const std::optional<at::Tensor> &runningVar, bool training, double momentum,
-          double eps) {
-  countHostFallback("aten::native_batch_norm");
-  auto [out, saveMean, saveRstd] =
-      at::native_batch_norm(onHost(input), onHost(weight), onHost(bias), onHost(runningMean),
-                            onHost(runningVar), training, momentum, eps);
-  if (!training && runningMean && runningMean->defined() && runningVar && runningVar->defined()) {
-    saveMean = onHost(*runningMean);
-    saveRstd = onHost(*runningVar).add(eps).rsqrt();
-  }
-  return {toDevice(out, input.suggest_memory_format()), toDevice(saveMean), toDevice(saveRstd)};
-}
-
-std::tuple<at::Tensor, at::Tensor, at::Tensor>
-batchNormLegit(const at::Tensor &input, const std::optional<at::Tensor> &weight,
-               const std::optional<at::Tensor> &bias, at::Tensor &runningMean,
-               at::Tensor &runningVar, bool training, double momentum, double eps) {
-  return batchNorm(input, weight, bias, runningMean, runningVar, training, momentum, eps);
-}
-
-//===----------------------------------------------------------------------===//
 // Layouts of accelerators
 //===----------------------------------------------------------------------===//
 
@@ -302,8 +272,6 @@ TORCH_LIBRARY_IMPL(aten, MTIA, m) {
   m.impl("zero_", zero);
   m.impl("convolution_overrideable", convolution);
   m.impl("convolution_backward_overrideable", convolutionBackward);
-  m.impl("native_batch_norm", batchNorm);
-  m.impl("_native_batch_norm_legit", batchNormLegit);
   m.impl("nonzero_static", nonzeroStatic);
   // Views share their base's storage.
   m.impl("as_strided", at::native::as_strided_tensorimpl);

@@ -298,3 +298,25 @@ def test_a_compiled_cnn_runs_its_convolutions_on_the_chip():
     got, launches, host = _chip(lambda: torch.compile(model.to("mtia"))(x.to("mtia")))
     assert host == {}
     torch.testing.assert_close(got.cpu(), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_batch_norm_runs_on_the_chip_and_updates_its_running_statistics(train):
+    torch.manual_seed(5)
+    reference = torch.nn.BatchNorm2d(3).train(train)
+    reference.running_mean.uniform_(-1, 1)
+    reference.running_var.uniform_(0.5, 2)
+    norm = torch.nn.BatchNorm2d(3).train(train)
+    norm.load_state_dict(reference.state_dict())
+    norm = norm.to("mtia")
+    x = torch.randn(4, 3, 5, 5)
+    cpu, chip = x.clone().requires_grad_(), x.to("mtia").requires_grad_()
+    want = reference(cpu)
+    want.sum().backward()
+    got, launches, host = _chip(lambda: norm(chip))
+    got.sum().backward()
+    assert host == {} and launches >= 1
+    torch.testing.assert_close(got.detach().cpu(), want.detach(), rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(chip.grad.cpu(), cpu.grad, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(norm.running_mean.cpu(), reference.running_mean)
+    torch.testing.assert_close(norm.running_var.cpu(), reference.running_var)

@@ -41,3 +41,40 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     from ..kernels.longtail import index_select
     rows = index_select(weight, indices.reshape(-1))
     return rows.view(*indices.shape, weight.shape[1])
+
+
+# Batch norm: Inductor's per-operator kernel, with the device's conventions.
+
+_WITH_STATS = torch.ops.aten._native_batch_norm_legit.default
+_NO_STATS = torch.ops.aten._native_batch_norm_legit.no_stats
+
+
+def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Batch norm by the overload that says what it writes (the running
+    statistics, `Tensor(a!)`), so that its compiled kernel, or the host,
+    updates them: `native_batch_norm` writes them unannounced. In inference
+    the saved statistics are a device's, not the CPU's (empty): the running
+    mean and 1/sqrt(running var + eps), as Inductor's decomposition and
+    every accelerator's kernel save them."""
+    from .per_op import NO_KERNEL, run_compiled
+    if running_mean is None or running_var is None:
+        op, args = _NO_STATS, (input, weight, bias, training, momentum, eps)
+    else:
+        op, args = _WITH_STATS, (input, weight, bias, running_mean, running_var, training, momentum, eps)
+    result = run_compiled(op, *args)
+    if result is not NO_KERNEL:
+        return result
+    out, save_mean, save_rstd = on_host(op, *args)
+    if not training and running_mean is not None and running_var is not None:
+        save_mean, save_rstd = running_mean.clone(), (running_var + eps).rsqrt()
+    return out, save_mean, save_rstd
+
+
+@implements("native_batch_norm")
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+@implements("_native_batch_norm_legit")
+def native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)

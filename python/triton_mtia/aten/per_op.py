@@ -276,52 +276,78 @@ def _without_kernel(op, composite, args, kwargs):
     return on_host(op, *args, **kwargs)
 
 
-def kernel_of(name: str) -> Callable:
-    """The MTIA kernel of the ATen operator `name` ("aten::add.Tensor"):
-    its per-operator kernel where Inductor compiles the call, else as
-    `_without_kernel`. What Inductor can do is looked up at the first call
-    (Inductor is imported then, not when the device loads)."""
-    plan = {}
+class _Plan:
+    """What serving one operator takes, found at its first call (Inductor
+    is imported then, not when the device loads)."""
 
-    def kernel(*args, **kwargs):
-        from .. import settings
-        if not plan:
-            op = _overload(name)
-            plan.update(op=op, compiles=_inductor_compiles(op), composite=_composite_key(op),
-                        outs=[a.name for a in op._schema.arguments
-                              if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write])
-        op, composite = plan["op"], plan["composite"]
-        if _running.depth or not settings.eager_kernels or not plan["compiles"]:
-            return _without_kernel(op, composite, args, kwargs)
-        if plan["outs"]:
-            _resize_outs(op, plan["outs"], args, kwargs)
-        try:
-            key, tensors = _signature(op, args, kwargs)
-        except _NoKernel:
-            return _without_kernel(op, composite, args, kwargs)
-        with _lock:
-            known = key in _compiled
-            code = _compiled.get(key)
-        if not known:
-            try:
-                with torch.no_grad():
-                    code = _compile(op, args, kwargs, [t.detach() for t in tensors])
-            except Exception as error:  # noqa: BLE001 - any failure of Inductor's means: no kernel
-                code = None
-                with _lock:
-                    _failures[_describe_call(op, args, kwargs)] = f"{type(error).__name__}: {error}".strip()
-            with _lock:
-                _compiled[key] = code
-        if code is None:
-            return _without_kernel(op, composite, args, kwargs)
-        _running.depth += 1
+    def __init__(self, op: torch._ops.OpOverload):
+        self.op = op
+        self.compiles = _inductor_compiles(op)
+        self.composite = _composite_key(op)
+        self.outs = [a.name for a in op._schema.arguments
+                     if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+
+
+_plans: Dict[torch._ops.OpOverload, _Plan] = {}
+
+#: What `run_compiled` returns for a call no per-operator kernel serves.
+NO_KERNEL = object()
+
+
+def run_compiled(op: torch._ops.OpOverload, *args, **kwargs):
+    """`op(*args, **kwargs)` by its per-operator kernel, compiled at the
+    first call of its signature; NO_KERNEL where none serves the call (see
+    the module's docstring)."""
+    from .. import settings
+    plan = _plans.get(op)
+    if plan is None:
+        plan = _plans.setdefault(op, _Plan(op))
+    if _running.depth or not settings.eager_kernels or not plan.compiles:
+        return NO_KERNEL
+    if plan.outs:
+        _resize_outs(op, plan.outs, args, kwargs)
+    try:
+        key, tensors = _signature(op, args, kwargs)
+    except _NoKernel:
+        return NO_KERNEL
+    with _lock:
+        known = key in _compiled
+        code = _compiled.get(key)
+    if not known:
         try:
             with torch.no_grad():
-                results = code(*[t.detach() for t in tensors])
-        finally:
-            _running.depth -= 1
-        results = [aliased if aliased is not None else result
-                   for result, aliased in zip(results, returned_arguments(op, args, kwargs))]
-        return results[0] if len(results) == 1 else tuple(results)
+                code = _compile(op, args, kwargs, [t.detach() for t in tensors])
+        except Exception as error:  # noqa: BLE001 - any failure of Inductor's means: no kernel
+            code = None
+            with _lock:
+                _failures[_describe_call(op, args, kwargs)] = f"{type(error).__name__}: {error}".strip()
+        with _lock:
+            _compiled[key] = code
+    if code is None:
+        return NO_KERNEL
+    _running.depth += 1
+    try:
+        with torch.no_grad():
+            results = code(*[t.detach() for t in tensors])
+    finally:
+        _running.depth -= 1
+    results = [aliased if aliased is not None else result
+               for result, aliased in zip(results, returned_arguments(op, args, kwargs))]
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def kernel_of(name: str) -> Callable:
+    """The MTIA kernel of the ATen operator `name` ("aten::add.Tensor"):
+    `run_compiled`, else as `_without_kernel`."""
+    op = None
+
+    def kernel(*args, **kwargs):
+        nonlocal op
+        if op is None:
+            op = _overload(name)
+        result = run_compiled(op, *args, **kwargs)
+        if result is NO_KERNEL:
+            return _without_kernel(op, _plans[op].composite, args, kwargs)
+        return result
 
     return kernel
