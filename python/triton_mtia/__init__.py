@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 # them, and our backend imports .errors, which needs Triton's own exceptions.
 import triton  # noqa: F401  (import order)
 
-from . import device, inductor
+from . import device, inductor, profiler
 from .errors import CompilationError, KernelFault, OutOfResources
 from .runtime import LaunchStats, TraceRecording, configure, last_launch, presets, simulator, trace
 from .settings import settings
@@ -39,6 +39,7 @@ __all__ = [
     "TraceRecording",
     "inductor",
     "device",
+    "profiler",
     "CompilationError",
     "OutOfResources",
     "KernelFault",

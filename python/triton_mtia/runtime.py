@@ -43,6 +43,8 @@ launch_count = 0
 simulated_seconds_total = 0.0
 #: The accumulators of the `measure` calls in progress.
 _measurements: List[List[float]] = []
+#: The launch logs of the `log_launches` blocks in progress.
+_launch_logs: List[List["LaunchStats"]] = []
 simulated_cycles_total = 0
 #: DMA commands (loads and stores) of every launch, and how many of them
 #: were gathers or scatters by address rather than strided blocks.
@@ -333,6 +335,24 @@ def trace(path: Optional[str] = None) -> Iterator[TraceRecording]:
         recording.launches[-1].write_trace(path)
 
 
+def _remove_identical(items: list, item) -> None:
+    """Removes `item` itself from `items` (list.remove would remove the
+    first equal one: another block's log or accumulator, equal in value)."""
+    del items[next(i for i, x in enumerate(items) if x is item)]
+
+
+@contextlib.contextmanager
+def log_launches() -> Iterator[List[LaunchStats]]:
+    """The statistics of every launch in the block, in order, appended to
+    the list it yields (no traces written: cheap)."""
+    log: List[LaunchStats] = []
+    _launch_logs.append(log)
+    try:
+        yield log
+    finally:
+        _remove_identical(_launch_logs, log)
+
+
 def last_launch() -> Optional[LaunchStats]:
     """Statistics of the calling thread's most recent launch (None before
     any): threads that launch at once each see their own."""
@@ -372,7 +392,7 @@ def measure(fn) -> Tuple[Any, float, int]:
     try:
         result = fn()
     finally:
-        _measurements.remove(seconds)
+        _remove_identical(_measurements, seconds)
     return result, seconds[0] * 1e3, launch_count - launches
 
 
@@ -426,5 +446,7 @@ def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence
         weakref.finalize(stats, _remove_quietly, stats._trace_file)
     for recording in list(_recordings):
         recording.launches.append(stats)
+    for log in list(_launch_logs):
+        log.append(stats)
     _per_thread.last = stats
     return stats

@@ -50,6 +50,8 @@ NOT_COMPUTE = frozenset({
     "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like", "new_empty",
     "new_empty_strided", "new_zeros", "new_ones", "new_full", "fill_", "zero_", "fill", "detach_copy", "alias_copy",
     "resize_", "resize_as_", "set_", "_local_scalar_dense", "detach_",
+    # Views whose schemas do not say so.
+    "_unsafe_view", "alias", "lift", "lift_fresh",
     # Random fills: creation, whose Inductor code calls the operator back.
     "normal_", "uniform_", "random_", "exponential_", "log_normal_", "cauchy_", "geometric_", "bernoulli_",
 })
@@ -81,19 +83,26 @@ def served_operators() -> List[str]:
         if not name.startswith("aten::"):
             continue
         base, _, overload = name[len("aten::"):].partition(".")
-        if base in NOT_COMPUTE or base in ELSEWHERE or any(has_kernel(name, key) for key in _SERVED_KEYS):
+        if base in ELSEWHERE or any(has_kernel(name, key) for key in _SERVED_KEYS):
             continue
         schema = torch._C._get_schema(f"aten::{base}", overload)
-        if not schema.returns or any(str(r.type) != "Tensor" for r in schema.returns):
-            continue
-        if any(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns):
-            continue  # a view
-        if not any("Tensor" in str(a.type)  # Tensor, Optional[Tensor], List[Tensor], ...
-                   and not (a.alias_info is not None and a.alias_info.is_write and a.kwarg_only)
-                   for a in schema.arguments):
-            continue  # creation (an `out` is no input)
-        served.append(name)
+        if computes(schema) and all(str(r.type) == "Tensor" for r in schema.returns):
+            served.append(name)
     return served
+
+
+def computes(schema) -> bool:
+    """Whether the operator of `schema` (a FunctionSchema) computes from its
+    input tensors' values into tensors: not a view, a copy or a creation,
+    nor an operator without a tensor result."""
+    base = schema.name.split("::")[-1]
+    if base in NOT_COMPUTE or not schema.returns or not any("Tensor" in str(r.type) for r in schema.returns):
+        return False
+    if any(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns):
+        return False  # a view
+    return any("Tensor" in str(a.type)  # Tensor, Optional[Tensor], List[Tensor], ...
+               and not (a.alias_info is not None and a.alias_info.is_write and a.kwarg_only)
+               for a in schema.arguments)  # else creation (an `out` is no input)
 
 
 def _writes(op: torch._ops.OpOverload) -> bool:
