@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 APT_PACKAGES=(cmake ninja-build ccache clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libgtest-dev)
 # Pinned versions: see docs/dependencies.md.
-PIP_PACKAGES=(torch==2.13.0 triton==3.9.0 numpy pytest pytest-xdist lit scikit-build-core pybind11 packaging matplotlib expecttest==0.3.0)
+PIP_PACKAGES=(torch==2.13.0 triton==3.9.0 numpy pytest pytest-xdist lit scikit-build-core pybind11 packaging matplotlib expecttest==0.3.0
+              transformers==5.25.0)
 PIP_NODEPS_PACKAGES=(liger-kernel==0.8.5)
 
 missing=()

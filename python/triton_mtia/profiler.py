@@ -191,6 +191,17 @@ class Profile:
         return path
 
 
+def computes_by_name(name: str) -> bool:
+    """Whether the ATen operator `name` ("aten::add.Tensor") computes
+    (`triton_mtia.aten.per_op.computes`); an unknown name is taken to."""
+    from .aten.per_op import computes
+    base, _, overload = name.partition(".")
+    try:
+        return computes(torch._C._get_schema(base, overload))
+    except RuntimeError:
+        return True
+
+
 class _Recorder(torch.utils._python_dispatch.TorchDispatchMode):
     """Records each ATen call with its launches and host fallbacks."""
 
@@ -201,12 +212,15 @@ class _Recorder(torch.utils._python_dispatch.TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         from . import device
         from .aten.per_op import computes
-        fallbacks = sum(device.host_fallbacks().values())
+        before = device.host_fallbacks()
         start = time.perf_counter()
         with runtime.log_launches() as launches:
             result = func(*args, **(kwargs or {}))
         wall = time.perf_counter() - start
-        on_host = sum(device.host_fallbacks().values()) > fallbacks
+        # A creation on the host inside an operator (an arange of
+        # positions) does not make it the host's.
+        on_host = any(count != before.get(name, 0) and computes_by_name(name)
+                      for name, count in device.host_fallbacks().items())
         where = "host" if on_host else "chip" if launches else ""
         self.profile.calls.append(OperatorCall(
             name=func.name(), computes=computes(func._schema), where=where, launches=list(launches),

@@ -320,3 +320,25 @@ def test_batch_norm_runs_on_the_chip_and_updates_its_running_statistics(train):
     torch.testing.assert_close(chip.grad.cpu(), cpu.grad, rtol=1e-4, atol=1e-5)
     torch.testing.assert_close(norm.running_mean.cpu(), reference.running_mean)
     torch.testing.assert_close(norm.running_var.cpu(), reference.running_var)
+
+
+@pytest.mark.parametrize("mode,include_last_offset", [("sum", False), ("mean", False), ("sum", True)])
+def test_embedding_bags_and_their_gradient_run_on_the_chip(mode, include_last_offset):
+    """Bags of 3, 0 (empty), 4 and 5 rows, pooled by the library's kernel;
+    the gradient added into the table's rows by Inductor's index_add."""
+    from triton_mtia import profiler
+    torch.manual_seed(6)
+    reference = torch.nn.EmbeddingBag(20, 8, mode=mode, include_last_offset=include_last_offset)
+    bag = torch.nn.EmbeddingBag(20, 8, mode=mode, include_last_offset=include_last_offset)
+    bag.load_state_dict(reference.state_dict())
+    bag = bag.to("mtia")
+    indices = torch.randint(0, 20, (12, ))
+    offsets = torch.tensor([0, 3, 3, 7] + ([12] if include_last_offset else []))
+    want = reference(indices, offsets)
+    (want * torch.arange(want.numel()).view_as(want)).sum().backward()
+    with profiler.profile() as prof:
+        got = bag(indices.to("mtia"), offsets.to("mtia"))
+        (got * torch.arange(got.numel()).view_as(got).to("mtia")).sum().backward()
+    assert [c.name for c in prof.compute_calls() if c.where != "chip"] == []
+    torch.testing.assert_close(got.detach().cpu(), want.detach())
+    torch.testing.assert_close(bag.weight.grad.cpu(), reference.weight.grad)

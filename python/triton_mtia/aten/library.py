@@ -78,3 +78,68 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 @implements("_native_batch_norm_legit")
 def native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps):
     return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+# Embedding bags: the library's kernel, sum and mean pooling.
+
+_SUM, _MEAN = 0, 1
+
+
+def _bag_on_chip(weight, indices, mode, per_sample_weights, padding_idx, scale_grad_by_freq=False) -> bool:
+    return (weight.device.type == "mtia" and indices.device.type == "mtia" and weight.dtype in FLOATS
+            and weight.dim() == 2 and indices.dim() == 1 and indices.dtype in (torch.int32, torch.int64)
+            and mode in (_SUM, _MEAN) and per_sample_weights is None and (padding_idx is None or padding_idx < 0)
+            and not scale_grad_by_freq)
+
+
+@implements("_embedding_bag", "_embedding_bag_forward_only")
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=-1):
+    """Sum or mean pooling of bags of rows (kernels/longtail.py
+    `embedding_bag`), with the bookkeeping an accelerator's kernel returns
+    for the backward (as PyTorch's meta function says for a device):
+    offset2bag [indices] (the bag of each index), bag_size [offsets] (rows
+    per bag) and an empty max_indices."""
+    if not _bag_on_chip(weight, indices, mode, per_sample_weights, padding_idx) or offsets.device.type != "mtia":
+        return on_host(torch.ops.aten._embedding_bag.default, weight, indices, offsets, scale_grad_by_freq, mode,
+                       sparse, per_sample_weights, include_last_offset, padding_idx)
+    from ..kernels.longtail import embedding_bag as library_bag
+    bags = offsets.numel() - 1 if include_last_offset else offsets.numel()
+    count = indices.numel()
+    starts = offsets[:bags].to(indices.dtype)
+    bounds = torch.cat([starts, torch.full((1, ), count, dtype=indices.dtype, device=indices.device)])
+    sizes = bounds[1:] - bounds[:-1]
+    out = library_bag(weight, indices, bounds) if bags else weight.new_zeros(0, weight.shape[1])
+    if mode == _MEAN and bags:
+        out = out / sizes.clamp(min=1).to(out.dtype)[:, None]
+    bag_size = torch.cat([sizes, sizes.new_zeros(offsets.numel() - bags)]) if include_last_offset else sizes
+    positions = torch.arange(count, dtype=indices.dtype, device=indices.device)
+    offset2bag = torch.searchsorted(starts, positions, right=True) - 1
+    return out, offset2bag, bag_size, indices.new_empty(0)
+
+
+def _bag_gradient(grad, indices, offset2bag, bag_size, num_weights, mode):
+    """dL/dweight of a sum or mean bag: each index's row of `grad` (its
+    bag's), divided by the bag's size for a mean, added into its row."""
+    rows = grad.index_select(0, offset2bag)
+    if mode == _MEAN:
+        rows = rows / bag_size.index_select(0, offset2bag).clamp(min=1).to(rows.dtype)[:, None]
+    return grad.new_zeros(num_weights, grad.shape[1]).index_add_(0, indices, rows)
+
+
+@implements("_embedding_bag_backward")
+def embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+                           scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+    if sparse or not _bag_on_chip(grad, indices, mode, per_sample_weights, padding_idx, scale_grad_by_freq):
+        return on_host(torch.ops.aten._embedding_bag_backward.default, grad, indices, offsets, offset2bag, bag_size,
+                       maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
+    return _bag_gradient(grad, indices, offset2bag, bag_size, num_weights, mode)
+
+
+@implements("_embedding_bag_dense_backward")
+def embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq,
+                                 mode, per_sample_weights, padding_idx=-1):
+    if not _bag_on_chip(grad, indices, mode, per_sample_weights, padding_idx, scale_grad_by_freq):
+        return on_host(torch.ops.aten._embedding_bag_dense_backward.default, grad, indices, offset2bag, bag_size,
+                       maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx)
+    return _bag_gradient(grad, indices, offset2bag, bag_size, num_weights, mode)
