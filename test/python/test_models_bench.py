@@ -39,3 +39,13 @@ def test_table1_and_deployment_figures():
     assert (t["inference"]["success"], t["inference"]["triton_error"], t["training"]["runs"]) == (50.0, 50.0, 0)
     d = models.deployment(rows)
     assert d["layer_share"] == 0.9 and d["non_gemm_time_share"] == pytest.approx(0.75)
+
+
+def test_a_result_within_rounding_of_float64_is_right_and_one_beyond_is_wrong():
+    import torch
+    from triton_mtia.bench import models
+    exact = torch.linspace(-1, 1, 100, dtype=torch.float64)
+    cpu = (exact + 1e-3 * torch.sin(torch.arange(100.0, dtype=torch.float64))).float()  # the CPU's own error
+    models._check("w", (exact - 1e-3 * torch.cos(torch.arange(100.0, dtype=torch.float64))).float(), cpu, exact)
+    with pytest.raises(AssertionError, match="w: .*beyond rounding"):
+        models._check("w", (exact + 0.1).float(), cpu, exact)

@@ -322,58 +322,25 @@ def _sub_graphs(batch: int, dim: int, tables: int) -> Dict[str, tuple]:
     }
 
 
-def _single_op(target, kwargs):
-    """`target(*xs, **kwargs)` compiled alone. Each gets a code object of its
-    own: Dynamo keeps compiled code per code object, and one lambda shared
-    by every operator would run past its recompile limit into eager mode."""
-    namespace = {"_op": target, "_kwargs": kwargs}
-    exec("def single_op(*xs):\n    return _op(*xs, **_kwargs)\n", namespace)
-    return torch.compile(namespace["single_op"])
-
-
-def _plain(value):
-    """`value` with FX's immutable lists and dicts made plain ones: Dynamo
-    cannot trace a call that takes an `immutable_list` (a layer norm's
-    normalized shape), and would run that operator eagerly, on the host."""
-    if isinstance(value, tuple):
-        return tuple(_plain(v) for v in value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
 def _computes(node) -> bool:
     """Whether the graph node `node` is an ATen operator that computes (not
     a view, nor Python's getitem of a tuple result)."""
     return isinstance(node.target, torch._ops.OpOverload) and not node.target.is_view
 
 
-def _run_per_op(graph, args, compiled: dict):
-    """Runs the ATen graph `graph` one operator at a time, each compiled
-    alone (kept in `compiled` for the next run): a kernel per operator. An
-    operator that computes but launched nothing ran on the host, which
-    would make the baseline look faster than it is: that is an error."""
-    env = {}
-    values = iter(args)
-    for node in graph.graph.nodes:
-        if node.op == "placeholder":
-            env[node] = next(values)
-        elif node.op == "output":
-            return torch.fx.node.map_arg(node.args[0], lambda n: env[n])
-        elif node.op == "get_attr":  # a constant the trace captured
-            env[node] = getattr(graph, node.target)
-        elif node.op == "call_function":
-            kwargs = _plain(torch.fx.node.map_arg(node.kwargs, lambda n: env[n]))
-            if node not in compiled:
-                compiled[node] = _single_op(node.target, kwargs)
-            launches = runtime.launch_count
-            env[node] = compiled[node](*_plain(torch.fx.node.map_arg(node.args, lambda n: env[n])))
-            if _computes(node) and runtime.launch_count == launches:
-                raise RuntimeError(f"fig10: {node.target} launched no kernel: the baseline would run it on the host")
-        else:
-            raise ValueError(f"fig10: unexpected graph node {node.op}")
+def _run_per_op(graph, args):
+    """Runs the ATen graph `graph` in eager mode on the device: each
+    operator the kernel of its own that eager mode on mtia runs (the
+    library's, or Inductor's kernel of that operator alone:
+    triton_mtia/aten/). An operator that computes on the host would make
+    the baseline look faster than it is: that is an error."""
+    from .. import profiler
+    with profiler.profile() as prof:
+        out = graph(*args)
+    host = sorted({c.name for c in prof.compute_calls() if c.where != "chip"})
+    if host:
+        raise RuntimeError(f"fig10: {', '.join(host)} ran on the host, not as a kernel of its own")
+    return out
 
 
 def fig10(quick: bool) -> Dict[str, object]:
@@ -400,10 +367,9 @@ def fig10(quick: bool) -> Dict[str, object]:
         fused = torch.compile(graph)
         fused(*args)
         fused_cycles = _cycles(lambda: fused(*args))
-        compiled = {}
-        _run_per_op(eager, args, compiled)  # compile each operator
+        _run_per_op(eager, args)  # compiles each operator's kernel
         before = runtime.launch_count
-        per_op_cycles = _cycles(lambda: _run_per_op(eager, args, compiled))
+        per_op_cycles = _cycles(lambda: _run_per_op(eager, args))
         per_op_launches = runtime.launch_count - before
         aten_ops = sum(1 for n in graph.graph.nodes if n.op == "call_function")
         eager_ops = sum(1 for n in eager.graph.nodes if n.op == "call_function" and _computes(n))
