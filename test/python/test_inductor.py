@@ -435,3 +435,28 @@ def test_a_compiled_training_step_runs_on_the_chip(inductor, dropout):
     else:
         assert torch.isfinite(loss.cpu())
         assert all(not torch.equal(p.detach().cpu(), b) for p, b in zip(model.parameters(), before))
+
+
+def test_adjustments_hold_on_every_thread(inductor):
+    """Inductor's config keeps an assignment in a ContextVar, for the
+    thread that made it; the autograd engine runs eager backward operators
+    (and compiles their per-operator kernels) on a thread of its own. The
+    adjustments are defaults, for every thread: a split reduction compiles
+    on another thread too (with mix-order reductions on, it asserted)."""
+    import threading
+
+    import torch._inductor.config as config
+    x = torch.randn(33, 16, dtype=torch.float16, generator=torch.Generator().manual_seed(0))
+    seen = {}
+
+    def compile_elsewhere():
+        seen["mix_order_reduction"] = config.triton.mix_order_reduction
+        seen["choices"] = config.inductor_choices_class
+        seen["out"] = torch.compile(lambda t: torch.amax(t, dim=-2))(x.to("mtia")).cpu()
+
+    torch._dynamo.reset()
+    thread = threading.Thread(target=compile_elsewhere)
+    thread.start()
+    thread.join()
+    assert seen["mix_order_reduction"] is False and seen["choices"] is not None
+    torch.testing.assert_close(seen["out"], torch.amax(x, dim=-2))

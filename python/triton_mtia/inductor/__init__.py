@@ -153,7 +153,7 @@ def _where_mtia_is_the_gpu(module) -> None:
         return
     if module.inductor_choices_class is None:
         from . import heuristics
-        module.inductor_choices_class = heuristics.choices_factory
+        _set_default(module, "inductor_choices_class", heuristics.choices_factory)
     # Mix-order reductions, a GPU memory-coalescing fusion, off as Meta's
     # own build sets it (TORCHINDUCTOR_MIX_ORDER_REDUCTION is "0" in fbcode,
     # where the MTIA stack lives): on, Inductor's split reductions assert
@@ -161,7 +161,19 @@ def _where_mtia_is_the_gpu(module) -> None:
     # e.g. torch.amax(x, dim=-2) of an fp16 [33, 16] (a fuzzer finding).
     import os
     if "TORCHINDUCTOR_MIX_ORDER_REDUCTION" not in os.environ:
-        module.triton.mix_order_reduction = False
+        _set_default(module, "triton.mix_order_reduction", False)
+
+
+def _set_default(config, name: str, value) -> None:
+    """Sets the config entry `name` of the ConfigModule `config` for every
+    thread. An assignment (`config.x = v`) is a user override, which the
+    ConfigModule keeps in a ContextVar: other threads - the autograd
+    engine's, which runs eager backward operators and so compiles their
+    per-operator kernels - would see the default. This changes the
+    default itself, as a build of PyTorch for the chip would; a user's
+    assignment or config.patch still overrides it."""
+    config._config[name].default = value
+    setattr(config, name, value)  # and marks the config's cached copies stale
 
 
 #: Module -> what adjusts it once imported.
