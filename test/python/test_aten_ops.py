@@ -371,3 +371,21 @@ def test_an_eager_gpt_training_step_runs_on_the_chip(dropout):
     else:
         assert torch.isfinite(loss.cpu())
         assert all(not torch.equal(p.detach().cpu(), b) for p, b in zip(model.parameters(), before))
+
+
+def test_a_grouped_convolutions_weight_gradient_is_one_launch_whatever_the_groups():
+    """Every group of the weight gradient is a slice of one grid (a
+    depthwise convolution has as many groups as channels)."""
+    from triton_mtia import profiler
+    launches = {}
+    for groups in (1, 8):
+        x = torch.randn(2, 8, 6, 6).to("mtia")
+        w = torch.randn(8, 8 // groups, 3, 3).to("mtia").requires_grad_()
+        y = F.conv2d(x, w, padding=1, groups=groups)
+        with profiler.profile() as prof:
+            y.backward(torch.ones_like(y))
+        [call] = [c for c in prof.compute_calls() if c.name == "aten::convolution_backward"]
+        launches[groups] = len(call.launches)
+        want = torch.func.grad(lambda w_: F.conv2d(x.cpu(), w_, padding=1, groups=groups).sum())(w.detach().cpu())
+        torch.testing.assert_close(w.grad.cpu(), want, rtol=1e-4, atol=1e-4)
+    assert launches[1] == launches[8] == 1  # the input needs no gradient: the weights' alone

@@ -42,11 +42,13 @@ def conv_kernel(x_ptr, w_ptr, bias_ptr, y_ptr,
                 OD, OH, OW, syn, syc, syd, syh, syw,
                 KD, KH, KW, swo, swi, swd, swh, sww,
                 stride_d, stride_h, stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w,
-                M, C_PER_GROUP, CO_PER_GROUP,
+                M, C_PER_GROUP, CO_PER_GROUP, x_group, w_group, y_group,
                 TRANSPOSED: tl.constexpr, HAS_BIAS: tl.constexpr,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     """One [BLOCK_M output positions, BLOCK_N output channels] block of the
-    output of group program_id(2). `swo` / `swi` are the weights' strides
+    output of group program_id(2), which starts x_group, w_group and
+    y_group elements into x, w and y (channels of a grouped convolution; a
+    batched weight gradient's own). `swo` / `swi` are the weights' strides
     along their output- and input-channel dimensions (dims 0 and 1 of a
     convolution's weights, 1 and 0 of a transposed one's)."""
     group = tl.program_id(2)
@@ -57,13 +59,10 @@ def conv_kernel(x_ptr, w_ptr, bias_ptr, y_ptr,
     oh = (rm // OW) % OH
     od = (rm // (OW * OH)) % OD
     n = rm // (OW * OH * OD)
-    x_base = n * sxn + group * C_PER_GROUP * sxc
+    x_base = n * sxn + group * x_group
     taps = KD * KH * KW
     K = C_PER_GROUP * taps
-    if TRANSPOSED:  # weights [C, CO / groups, ...]: the group picks the input channels
-        w_base = rn * swo + group * C_PER_GROUP * swi
-    else:  # weights [CO, C / groups, ...]: the group picks the output channels
-        w_base = (group * CO_PER_GROUP + rn) * swo
+    w_base = rn * swo + group * w_group
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, K, BLOCK_K):
         rk = k0 + tl.arange(0, BLOCK_K)
@@ -99,7 +98,7 @@ def conv_kernel(x_ptr, w_ptr, bias_ptr, y_ptr,
         acc = tl.dot(x, w, acc)
     if HAS_BIAS:
         acc += tl.load(bias_ptr + group * CO_PER_GROUP + rn, mask=rn < CO_PER_GROUP, other=0.0).to(tl.float32)[None, :]
-    y_offsets = (n * syn + od * syd + oh * syh + ow * syw)[:, None] + (group * CO_PER_GROUP + rn)[None, :] * syc
+    y_offsets = (n * syn + od * syd + oh * syh + ow * syw)[:, None] + rn[None, :] * syc + group * y_group
     tl.store(y_ptr + y_offsets, acc.to(y_ptr.dtype.element_ty), mask=(rm < M)[:, None] & (rn < CO_PER_GROUP)[None, :])
 
 
@@ -139,21 +138,12 @@ def _block(size: int, lo: int, hi: int) -> int:
     return block
 
 
-def conv_into(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], y: torch.Tensor,
-              stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], transposed: bool,
-              groups: int) -> torch.Tensor:
-    """The convolution (transposed or not) of `x` by `w`, plus `bias`,
-    written into `y` of the shape `output_shape` gives; any strides."""
-    spatial = x.dim() - 2
-    x5, w5, y5 = _as_3d(x), _as_3d(w), _as_3d(y)
-    stride3, padding3, dilation3 = (_triple(v, spatial, f) for v, f in ((stride, 1), (padding, 0), (dilation, 1)))
-    C, CO = x.shape[1], y.shape[1]
-    c_per_group, co_per_group = C // groups, CO // groups
-    M = y5.shape[0] * y5.shape[2] * y5.shape[3] * y5.shape[4]
-    if M == 0 or co_per_group == 0:
-        return y
-    if w.numel() == 0:  # nothing to sum: the bias, or zeros
-        return y.copy_(bias.view(1, -1, *([1] * spatial)).expand_as(y)) if bias is not None else y.zero_()
+def _launch(x5, w5, bias, y5, stride3, padding3, dilation3, transposed, groups, batch, c_per_group, co_per_group,
+            x_group, w_group, y_group) -> None:
+    """`conv_kernel` over 5-D views: groups of `batch` images, `c_per_group`
+    reduction channels and `co_per_group` output channels, at the given
+    offsets."""
+    M = batch * y5.shape[2] * y5.shape[3] * y5.shape[4]
     swo, swi = (w5.stride(1), w5.stride(0)) if transposed else (w5.stride(0), w5.stride(1))
     block_m = 32
     block_n = _block(co_per_group, 16, 64)
@@ -163,9 +153,31 @@ def conv_into(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], y:
                       x5.shape[2], x5.shape[3], x5.shape[4], *x5.stride(),
                       y5.shape[2], y5.shape[3], y5.shape[4], *y5.stride(),
                       w5.shape[2], w5.shape[3], w5.shape[4], swo, swi, *w5.stride()[2:],
-                      *stride3, *padding3, *dilation3, M, c_per_group, co_per_group,
+                      *stride3, *padding3, *dilation3, M, c_per_group, co_per_group, x_group, w_group, y_group,
                       TRANSPOSED=transposed, HAS_BIAS=bias is not None,
                       BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k)
+
+
+def conv_into(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], y: torch.Tensor,
+              stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], transposed: bool,
+              groups: int) -> torch.Tensor:
+    """The convolution (transposed or not) of `x` by `w`, plus `bias`,
+    written into `y` of the shape `output_shape` gives; any strides."""
+    spatial = x.dim() - 2
+    x5, w5, y5 = _as_3d(x), _as_3d(w), _as_3d(y)
+    C, CO = x.shape[1], y.shape[1]
+    c_per_group, co_per_group = C // groups, CO // groups
+    if y.numel() == 0:
+        return y
+    if w.numel() == 0:  # nothing to sum: the bias, or zeros
+        return y.copy_(bias.view(1, -1, *([1] * spatial)).expand_as(y)) if bias is not None else y.zero_()
+    # A group's channels: of the input, and of the weights' input-channel
+    # dimension for a transposed convolution (dim 0), else of the output and
+    # of the weights' output-channel dimension (dim 0).
+    w_group = c_per_group * w5.stride(0) if transposed else co_per_group * w5.stride(0)
+    _launch(x5, w5, bias, y5, *(_triple(v, spatial, f) for v, f in ((stride, 1), (padding, 0), (dilation, 1))),
+            transposed, groups, y.shape[0], c_per_group, co_per_group, c_per_group * x5.stride(1), w_group,
+            co_per_group * y5.stride(1))
     return y
 
 
@@ -201,28 +213,30 @@ def conv_backward(grad_out, x, w, stride, padding, dilation, transposed, output_
 
 
 def _weight_gradient(grad_out, x, w, stride, padding, dilation, transposed, groups):
-    """dL/dw, per group, as the convolution of the batch-major input by the
-    batch-major output gradient: for a convolution,
+    """dL/dw as one convolution of the batch-major input by the batch-major
+    output gradient, every group a grid slice: for a convolution,
         gw[co, ci, t] = sum_{n, o} go[n, co, o] * x[n, ci, o * s - p + t * d]
     is conv(x^T [ci, n, ...], go^T [co, n, ...]) with stride d, padding p and
     dilation s, cropped to the kernel's size; for a transposed one, the
-    roles of x and go swap."""
-    grad_weight = torch.empty(w.shape, dtype=w.dtype, device=w.device)
-    c_per_group = x.shape[1] // groups
-    co_per_group = grad_out.shape[1] // groups
+    roles of x and go swap. A group's batch (its channels of x^T) and output
+    channels (its channels of go^T) are its slices of the two."""
+    spatial = x.dim() - 2
+    inp = (grad_out if transposed else x).transpose(0, 1)  # [groups * batch, N, ...]
+    weights = (x if transposed else grad_out).transpose(0, 1)  # [groups * outputs, N, ...]
+    batch, outputs = inp.shape[0] // groups, weights.shape[0] // groups
+    shape = output_shape((batch, ) + tuple(inp.shape[1:]), (outputs, ) + tuple(weights.shape[1:]), dilation, padding,
+                         stride, False, [0], 1)
+    full = torch.empty((groups * batch, ) + shape[1:], dtype=torch.float32, device=x.device)
+    inp5, weights5, full5 = _as_3d(inp), _as_3d(weights), _as_3d(full)
+    _launch(inp5, weights5, None, full5, *(_triple(v, spatial, f) for v, f in ((dilation, 1), (padding, 0),
+                                                                               (stride, 1))),
+            False, groups, batch, inp.shape[1], outputs, batch * inp5.stride(0), outputs * weights5.stride(0),
+            batch * full5.stride(0))
     taps = tuple(w.shape[2:])
-    for g in range(groups):
-        xg = x[:, g * c_per_group:(g + 1) * c_per_group].transpose(0, 1)
-        gog = grad_out[:, g * co_per_group:(g + 1) * co_per_group].transpose(0, 1)
-        # A plain convolution's gw[co, ci, t]: input x^T, weights go^T. A
-        # transposed one's gw[ci, co, t]: input go^T, weights x^T.
-        inp, weights = (gog, xg) if transposed else (xg, gog)
-        shape = output_shape(inp.shape, weights.shape, dilation, padding, stride, False, [0], 1)
-        full = torch.empty(shape, dtype=torch.float32, device=x.device)
-        conv_into(inp, weights, None, full, dilation, padding, stride, False, 1)
-        crop = full[(slice(None), slice(None)) + tuple(slice(0, t) for t in taps)]
-        # full is [ci, co, taps] (plain) or [co, ci, taps] (transposed).
-        rows = g * (co_per_group if not transposed else c_per_group)
-        count = co_per_group if not transposed else c_per_group
-        grad_weight[rows:rows + count].copy_(crop.transpose(0, 1))
-    return grad_weight
+    crop = full[(slice(None), slice(None)) + tuple(slice(0, t) for t in taps)]
+    # crop[g * batch + b, o]: the gradient of w[g * outputs + o, b], b a
+    # channel of the group's batch (of x for a convolution, of go for a
+    # transposed one), o one of its outputs (of go, of x): w's first
+    # dimension holds outputs, its second the batch, in both layouts.
+    gw = crop.reshape(groups, batch, outputs, *taps).transpose(1, 2).reshape(groups * outputs, batch, *taps)
+    return gw.to(w.dtype).reshape(w.shape)
