@@ -14,17 +14,23 @@ nothing. This is how Figure 10's baseline runs a graph operator by
 operator, and what the paper means by eager mode on MTIA: each operator a
 kernel of its own, none fused with another.
 
-The host runs a call (`on_host`, counted in `host_fallbacks()`) where no
-kernel can be made:
-  - Inductor has no lowering for the operator (it calls the ATen operator
-    itself: sorting, `nonzero`, linear algebra) - such operators never
-    get this module's kernel;
+Where no kernel serves a call, the operator's composite kernel runs if it
+has one (its pieces come back to MTIA, each served on its own), else the
+host (`on_host`, counted in `host_fallbacks()`). No kernel serves a call
+when:
+  - Inductor does not compile the operator (it calls the ATen operator
+    itself: `median`, `nonzero`, linear algebra);
   - an argument is not a tensor on `mtia` or a plain value (a generator,
-    a CPU tensor), or a tensor is complex;
+    a CPU tensor), a tensor is complex, or a boolean mask indexes (a
+    result's shape only the data knows);
   - Inductor failed to compile the call: `per_op_failures()` keeps why,
     for each signature, and the call is not tried again;
   - the call comes from inside another per-operator kernel (Inductor's
-    generated code calling an ATen operator for a piece it cannot do).
+    generated code calling an ATen operator for a piece it cannot do);
+  - `settings.eager_kernels` is off (`eager_on_the_host()`).
+
+Signatures are exact (shapes, not shape classes): a model whose shapes
+change from step to step compiles a kernel for each new one.
 
 Autograd is above the MTIA key, so a kernel here computes the forward or
 the backward operator it was called for, never a graph with gradients.

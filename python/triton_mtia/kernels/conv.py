@@ -239,4 +239,6 @@ def _weight_gradient(grad_out, x, w, stride, padding, dilation, transposed, grou
     # transposed one), o one of its outputs (of go, of x): w's first
     # dimension holds outputs, its second the batch, in both layouts.
     gw = crop.reshape(groups, batch, outputs, *taps).transpose(1, 2).reshape(groups * outputs, batch, *taps)
-    return gw.to(w.dtype).reshape(w.shape)
+    # In w's layout, as ATen's meta function (and Inductor's size and stride
+    # checks of an extern kernel's results) expects: a copy, not a view.
+    return torch.empty_like(w).copy_(gw.reshape(w.shape))
