@@ -12,14 +12,19 @@ transformers = pytest.importorskip("transformers")
 
 
 @pytest.mark.parametrize("path", ["eager", "compiled"])
-def test_a_resnet_training_step_runs_on_the_chip_and_matches_the_cpu(path):
+def test_a_resnet_training_step_runs_on_the_chip_and_matches_the_cpu(path, tmp_path):
+    import json
+
     from triton_mtia.bench import models
-    row = models.run_one("resnet", models._zoo()["resnet"], "training", path)
+    row = models.run_one("resnet", models._zoo()["resnet"], "training", path, traces=tmp_path)
     assert row["status"] == "ok", row
     assert row["host_compute_ops"] == {} and row["launches"] > 0 and row["simulated_us"] > 0
     if path == "eager":
         assert row["chip_call_share"] == 1.0 and row["host_operators"] == []
         assert row["by_class"]["convolution"]["chip_calls"] >= 2  # forward and backward
+        trace = json.loads((tmp_path / "resnet-training.json").read_text())
+        assert sum(1 for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == 2) == row["launches"]
+        assert (tmp_path / "resnet-training.png").stat().st_size > 0
 
 
 def test_the_dlrm_model_trains_on_the_chip():

@@ -1,7 +1,7 @@
 """A model zoo on the simulated chip: what runs where, how fast, and whether
 it is right.
 
-    python -m triton_mtia.bench.models --json FILE --out DIR [--quick] [--only bert,resnet]
+    python -m triton_mtia.bench.models --json FILE --out DIR [--quick] [--only bert,resnet] [--traces]
 
 Ten open architectures with random weights and small configurations
 (nothing is downloaded): from Hugging Face `transformers` an encoder
@@ -242,8 +242,10 @@ def _check(what: str, got: torch.Tensor, want: torch.Tensor, exact: torch.Tensor
                                  f"the CPU's {(want.double() - exact).abs().max().item():.3g})") from None
 
 
-def run_one(name: str, make, mode: str, path: str) -> Dict[str, object]:
-    """One model in one mode on one path (see the module's docstring)."""
+def run_one(name: str, make, mode: str, path: str, traces: Optional[Path] = None) -> Dict[str, object]:
+    """One model in one mode on one path (see the module's docstring); with
+    `traces`, an eager step's Perfetto trace and picture by operator class
+    are written there (`<model>-<mode>.json`, `.png`)."""
     row: Dict[str, object] = {"model": name, "mode": mode, "path": path}
     start = time.time()
     try:
@@ -283,6 +285,10 @@ def run_one(name: str, make, mode: str, path: str) -> Dict[str, object]:
                    seconds=round(time.time() - start, 1))
         return row
     summary = prof.summary()
+    if traces is not None and path == "eager":
+        traces.mkdir(parents=True, exist_ok=True)
+        prof.write_trace(str(traces / f"{name}-{mode}.json"))
+        prof.draw(str(traces / f"{name}-{mode}.png"), title=f"{name}, eager {mode} step")
     host_compute = {k: v for k, v in prof.host_fallbacks.items() if profiler.computes_by_name(k)}
     row.update(status="ok", seconds=round(time.time() - start, 1), simulated_us=round(prof.simulated_s * 1e6, 2),
                launches=len(prof.launches), host_fallbacks=prof.host_fallbacks, host_compute_ops=host_compute)
@@ -329,7 +335,7 @@ def deployment(rows: List[Dict[str, object]]) -> Dict[str, float]:
             "non_gemm_time_share": chip_s / (chip_s + host_s) if chip_s + host_s else 0.0}
 
 
-def run(names: Sequence[str], progress=_progress) -> List[Dict[str, object]]:
+def run(names: Sequence[str], progress=_progress, traces: Optional[Path] = None) -> List[Dict[str, object]]:
     zoo = _zoo()
     rows = []
     for name in names:
@@ -337,7 +343,7 @@ def run(names: Sequence[str], progress=_progress) -> List[Dict[str, object]]:
             for path in PATHS:
                 if progress:
                     progress(f"{name} {mode} {path}")
-                row = run_one(name, zoo[name], mode, path)
+                row = run_one(name, zoo[name], mode, path, traces)
                 if progress and row["status"] != "ok":
                     progress(f"  {row['status']}: {row['reason']}")
                 rows.append(row)
@@ -419,6 +425,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--out", metavar="DIR", required=True, help="write the pictures and report.md here")
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
     parser.add_argument("--only", help="comma-separated models (default: the whole zoo)")
+    parser.add_argument("--traces", action="store_true",
+                        help="write each eager step's Perfetto trace and picture into DIR/traces")
     args = parser.parse_args(argv)
     names = list(_zoo())
     if args.only:
@@ -430,7 +438,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         names = list(QUICK)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = run(names)
+    rows = run(names, traces=out / "traces" if args.traces else None)
     figures = {"table1": table1(rows), "deployment": deployment(rows)}
     command = "python -m triton_mtia.bench.models " + " ".join(argv if argv is not None else sys.argv[1:])
     Path(args.json).write_text(json.dumps({"command": command, "rows": rows, **figures}, indent=1) + "\n")
