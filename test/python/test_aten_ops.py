@@ -389,3 +389,21 @@ def test_a_grouped_convolutions_weight_gradient_is_one_launch_whatever_the_group
         want = torch.func.grad(lambda w_: F.conv2d(x.cpu(), w_, padding=1, groups=groups).sum())(w.detach().cpu())
         torch.testing.assert_close(w.grad.cpu(), want, rtol=1e-4, atol=1e-4)
     assert launches[1] == launches[8] == 1  # the input needs no gradient: the weights' alone
+
+
+def test_convolution_gradients_are_contiguous_whatever_the_weights_layout():
+    """Inductor checks an extern convolution's results against PyTorch's
+    fake convolution, which for a backend it does not know says
+    contiguous; a weight that is a transposed view must not leak its
+    layout into its gradient (MobileNetV2's compiled step failed so)."""
+    g = torch.Generator().manual_seed(7)
+    x, go = torch.randn(2, 4, 6, 6, generator=g), torch.randn(2, 8, 6, 6, generator=g)
+    w = torch.randn(4, 8, 3, 3, generator=g).transpose(0, 1)  # [8, 4, 3, 3], not contiguous
+    grads = torch.ops.aten.convolution_backward(go.to("mtia"), x.to("mtia"), w.to("mtia").transpose(0, 1)
+                                                .transpose(0, 1), [8], [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                                                [True, True, True])
+    want = torch.ops.aten.convolution_backward(go, x, w, [8], [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                                               [True, True, True])
+    for got, expected in zip(grads, want):
+        assert got.is_contiguous()
+        torch.testing.assert_close(got.cpu(), expected, rtol=1e-4, atol=1e-4)

@@ -3,8 +3,8 @@
 The device's C++ extension (runtime/torch/) registers the operators a
 backend cannot do without (creation, copies, views) and one host fallback
 for every other operator. The operators of this package are registered for
-the MTIA dispatch key here, in Python, because they are Triton kernels of
-the kernel library: so an eager call on `mtia` tensors and an extern kernel
+the MTIA dispatch key here, in Python, because they are Triton kernels (of
+the kernel library, or Inductor's): so an eager call on `mtia` tensors and an extern kernel
 of Inductor's generated code (`extern_kernels.mm(a, b, out=buf)` is
 `aten::mm.out`) both run on the chip. Registered operators take precedence
 over the fallback; a call they cannot serve (a dtype the DPE has no mode
@@ -13,7 +13,8 @@ for, say) runs the operator on the host as the fallback would, counted in
 
     gemm.py    mm, addmm, bmm, baddbmm (and so linear and matmul), their
                out= forms: the kernel library's GEMM (kernels/gemm.py)
-    library.py _softmax, embedding: the kernel library's (kernels/longtail.py)
+    library.py _softmax, embedding, embedding bags: the kernel library's
+               (kernels/longtail.py); batch norm
     conv.py    convolution and its backward, 1-D to 3-D, plain and
                transposed: implicit GEMMs (kernels/conv.py)
     per_op.py  every other operator that computes: a kernel of that

@@ -1,12 +1,16 @@
 """Operators the kernel library has kernels for, on the chip in eager mode:
 `_softmax` (softmax over the last dimension, kernels/longtail.py
-`softmax`) and `embedding` (rows of a table gathered, `index_select`).
+`softmax`), `embedding` (rows of a table gathered, `index_select`) and
+`_embedding_bag` with its backward (sum and mean bags, `embedding_bag`);
+and batch norm, which needs the device's conventions around Inductor's
+kernel of it (per_op.py).
 
 Each serves the calls its kernel computes exactly as PyTorch defines them
 and sends the rest to the host (`on_host`, counted): softmax over another
 dimension than the last, or in a dtype other than fp32, fp16 and bf16, or
-rows longer than a PE holds; an embedding of a table that is not 2-D. Their backward operators run on the
-host for now.
+rows longer than a PE holds; an embedding of a table that is not 2-D; a
+bag with per-sample weights, a padding index or max pooling. The backward
+operators of softmax and embedding are Inductor's per-operator kernels.
 """
 
 from __future__ import annotations

@@ -266,8 +266,7 @@ def _resize_outs(op, names, args, kwargs) -> None:
     """Resizes the `out` arguments of the call to the shapes of its results,
     as the operator would (found on meta tensors), so the compiled code
     writes tensors of the shapes it was compiled for."""
-    outs = [kwargs[n] for n in names if isinstance(kwargs.get(n), torch.Tensor)]
-    if not outs:
+    if not any(isinstance(kwargs.get(n), torch.Tensor) for n in names):
         return
     meta = lambda v: (torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")  # noqa: E731
                       if isinstance(v, torch.Tensor) else v)

@@ -171,9 +171,9 @@ def conv_into(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], y:
         return y
     if w.numel() == 0:  # nothing to sum: the bias, or zeros
         return y.copy_(bias.view(1, -1, *([1] * spatial)).expand_as(y)) if bias is not None else y.zero_()
-    # A group's channels: of the input, and of the weights' input-channel
-    # dimension for a transposed convolution (dim 0), else of the output and
-    # of the weights' output-channel dimension (dim 0).
+    # A group's slices: of x's and y's channels, and of w's first dimension,
+    # which holds the input channels of a transposed convolution and the
+    # output channels of a plain one.
     w_group = c_per_group * w5.stride(0) if transposed else co_per_group * w5.stride(0)
     _launch(x5, w5, bias, y5, *(_triple(v, spatial, f) for v, f in ((stride, 1), (padding, 0), (dilation, 1))),
             transposed, groups, y.shape[0], c_per_group, co_per_group, c_per_group * x5.stride(1), w_group,
@@ -239,6 +239,8 @@ def _weight_gradient(grad_out, x, w, stride, padding, dilation, transposed, grou
     # transposed one), o one of its outputs (of go, of x): w's first
     # dimension holds outputs, its second the batch, in both layouts.
     gw = crop.reshape(groups, batch, outputs, *taps).transpose(1, 2).reshape(groups * outputs, batch, *taps)
-    # In w's layout, as ATen's meta function (and Inductor's size and stride
-    # checks of an extern kernel's results) expects: a copy, not a view.
-    return torch.empty_like(w).copy_(gw.reshape(w.shape))
+    # Contiguous, as every result here: what PyTorch's fake convolution says
+    # for a backend it does not know (`_conv_determine_backend_memory_format`
+    # of the Overrideable backend), which Inductor checks an extern kernel's
+    # results against. A copy, not a view.
+    return torch.empty(w.shape, dtype=w.dtype, device=w.device).copy_(gw.reshape(w.shape))
