@@ -25,6 +25,9 @@ when:
     result's shape only the data knows);
   - Inductor failed to compile the call: `per_op_failures()` keeps why,
     for each signature, and the call is not tried again;
+  - the operator is random (`nondeterministic_seeded`: rrelu's noise,
+    dropout): it draws from the device's generator, which a kernel of
+    Inductor's would not (it has its own seeds);
   - the call comes from inside another per-operator kernel (Inductor's
     generated code calling an ATen operator for a piece it cannot do);
   - `settings.eager_kernels` is off (`eager_on_the_host()`).
@@ -92,8 +95,11 @@ def served_operators() -> List[str]:
         if base in ELSEWHERE or any(has_kernel(name, key) for key in _SERVED_KEYS):
             continue
         schema = torch._C._get_schema(f"aten::{base}", overload)
-        if computes(schema) and all(str(r.type) == "Tensor" for r in schema.returns):
-            served.append(name)
+        if not computes(schema) or any(str(r.type) != "Tensor" for r in schema.returns):
+            continue
+        if base.endswith("_") and torch.Tag.inplace_view in _overload(name).tags:
+            continue  # squeeze_, transpose_, as_strided_: they change a tensor's view, not its values
+        served.append(name)
     return served
 
 
@@ -296,7 +302,10 @@ class _Plan:
 
     def __init__(self, op: torch._ops.OpOverload):
         self.op = op
-        self.compiles = _inductor_compiles(op)
+        # A random operator draws from the device's generator, reproducibly
+        # after a manual_seed; Inductor's kernels draw from seeds of their
+        # own, another stream: such operators stay with the generator.
+        self.compiles = torch.Tag.nondeterministic_seeded not in op.tags and _inductor_compiles(op)
         self.composite = _composite_key(op)
         self.outs = [a.name for a in op._schema.arguments
                      if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
