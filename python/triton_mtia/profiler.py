@@ -183,6 +183,9 @@ class Profile:
         chip.set_xlabel("simulated us on the chip")
         host.barh(CLASSES, [by_class[k]["host_s"] * 1e3 for k in CLASSES], color="tab:red")
         host.set_xlabel("host ms (wall clock)")
+        if not any(by_class[k]["host_s"] for k in CLASSES):
+            host.text(0.5, 0.5, "nothing computed on the host", transform=host.transAxes, ha="center")
+            host.set_xticks([])
         fig.suptitle(title or "time by operator class")
         fig.tight_layout()
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
