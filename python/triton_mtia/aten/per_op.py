@@ -25,9 +25,6 @@ when:
     result's shape only the data knows);
   - Inductor failed to compile the call: `per_op_failures()` keeps why,
     for each signature, and the call is not tried again;
-  - the operator is random (`nondeterministic_seeded`: rrelu's noise,
-    dropout): it draws from the device's generator, which a kernel of
-    Inductor's would not (it has its own seeds);
   - the call comes from inside another per-operator kernel (Inductor's
     generated code calling an ATen operator for a piece it cannot do);
   - `settings.eager_kernels` is off (`eager_on_the_host()`).
@@ -38,7 +35,11 @@ change from step to step compiles a kernel for each new one.
 Autograd is above the MTIA key, so a kernel here computes the forward or
 the backward operator it was called for, never a graph with gradients.
 Creation operators (`zeros_like`, ...) and copies stay with the C++
-extension: they compute nothing.
+extension: they compute nothing. So do views changed in place
+(`squeeze_`) and random operators (`nondeterministic_seeded`: dropout,
+rrelu's noise), which draw from the device's generator on the host,
+reproducibly after a manual_seed, where a kernel of Inductor's would draw
+from seeds of its own.
 """
 
 from __future__ import annotations
@@ -97,8 +98,17 @@ def served_operators() -> List[str]:
         schema = torch._C._get_schema(f"aten::{base}", overload)
         if not computes(schema) or any(str(r.type) != "Tensor" for r in schema.returns):
             continue
-        if base.endswith("_") and torch.Tag.inplace_view in _overload(name).tags:
+        tags = _overload(name).tags
+        if torch.Tag.inplace_view in tags:
             continue  # squeeze_, transpose_, as_strided_: they change a tensor's view, not its values
+        if torch.Tag.nondeterministic_seeded in tags:
+            # Random (rrelu's noise, dropout): drawn from the device's
+            # generator, reproducibly after a manual_seed, on the host; a
+            # kernel of Inductor's draws from seeds of its own. Not even
+            # registered: a Python kernel for one changes how torch.compile
+            # treats a graph that calls it (rrelu's training mode drew its
+            # noise otherwise than eager mode did).
+            continue
         served.append(name)
     return served
 
@@ -302,10 +312,7 @@ class _Plan:
 
     def __init__(self, op: torch._ops.OpOverload):
         self.op = op
-        # A random operator draws from the device's generator, reproducibly
-        # after a manual_seed; Inductor's kernels draw from seeds of their
-        # own, another stream: such operators stay with the generator.
-        self.compiles = torch.Tag.nondeterministic_seeded not in op.tags and _inductor_compiles(op)
+        self.compiles = _inductor_compiles(op)
         self.composite = _composite_key(op)
         self.outs = [a.name for a in op._schema.arguments
                      if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
