@@ -125,7 +125,8 @@ class Profile:
                          f"{host * 1e3:8.2f}")
         if len(ordered) > top:
             lines.append(f"... {len(ordered) - top} more")
-        outside = [l for l in self.launches if not any(l in c.launches for c in self.calls)]
+        inside = {id(launch) for c in self.calls for launch in c.launches}
+        outside = [launch for launch in self.launches if id(launch) not in inside]
         if outside:
             lines.append(f"{len(outside)} launches outside ATen operators (Triton kernels called directly, "
                          f"Inductor's): {sum(l.seconds for l in outside) * 1e6:.1f} us")
