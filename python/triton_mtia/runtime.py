@@ -41,8 +41,6 @@ _private_trace_dir: Optional[str] = None
 #: Totals over every launch of the process; the benchmarker reads deltas.
 launch_count = 0
 simulated_seconds_total = 0.0
-#: The accumulators of the `measure` calls in progress.
-_measurements: List[List[float]] = []
 #: The launch logs of the `log_launches` blocks in progress.
 _launch_logs: List[List["LaunchStats"]] = []
 simulated_cycles_total = 0
@@ -337,7 +335,7 @@ def trace(path: Optional[str] = None) -> Iterator[TraceRecording]:
 
 def _remove_identical(items: list, item) -> None:
     """Removes `item` itself from `items` (list.remove would remove the
-    first equal one: another block's log or accumulator, equal in value)."""
+    first equal one: another block's log, equal in value)."""
     del items[next(i for i, x in enumerate(items) if x is item)]
 
 
@@ -386,14 +384,9 @@ def measure(fn) -> Tuple[Any, float, int]:
     simulated-time benchmarkers (Triton's and Inductor's) measure."""
     # Summed from zero, not a difference of the running total: the same
     # launches measure the same however many ran before them.
-    seconds = [0.0]
-    launches = launch_count
-    _measurements.append(seconds)
-    try:
+    with log_launches() as launches:
         result = fn()
-    finally:
-        _remove_identical(_measurements, seconds)
-    return result, seconds[0] * 1e3, launch_count - launches
+    return result, sum(launch.seconds for launch in launches) * 1e3, len(launches)
 
 
 def measure_cycles(fn) -> Tuple[Any, int]:
@@ -421,8 +414,6 @@ def launch(so_path: str, kernel: str, grid: Tuple[int, int, int], args: Sequence
                             pid_mapping)
         launch_count += 1
         simulated_seconds_total += float(result["seconds"])
-        for seconds in _measurements:
-            seconds[0] += float(result["seconds"])
         simulated_cycles_total += int(result["cycles"])
         units = result["stats"].get("units", {})
         for unit in ("dma_in", "dma_out"):

@@ -408,24 +408,21 @@ def _train_step(model, optimizer, idx, target):
     return loss
 
 
-@pytest.mark.parametrize("dropout", [0.0, 0.1])
-def test_a_compiled_training_step_runs_on_the_chip(inductor, dropout):
-    """Loss, backward and an SGD step compiled together (issue 43): every
-    compute operator is a chip kernel, GEMMs included; without dropout the
-    loss and the updated weights are the CPU's, with it (the chip's own
-    random stream) the loss is finite and every weight moves."""
+def _a_gpt_step(dropout):
+    """A _TinyGPT on the CPU and its copy on mtia, the copy's weights before
+    the step, and a batch: (reference, model, before, idx, target)."""
     torch.manual_seed(0)
     reference, model = _TinyGPT(p=dropout), _TinyGPT(p=dropout)
     model.load_state_dict(reference.state_dict())
     model = model.to("mtia")
     before = [p.detach().cpu().clone() for p in model.parameters()]
-    idx, target = torch.randint(0, 50, (2, 16)), torch.randint(0, 50, (2, 16))
-    torch._dynamo.reset()
-    triton_mtia.device.reset_host_fallbacks()
-    loss = torch.compile(_train_step)(model, torch.optim.SGD(model.parameters(), lr=0.1), idx.to("mtia"),
-                                      target.to("mtia"))
-    # Only the seed of Inductor's random stream is drawn on the host.
-    assert set(triton_mtia.device.host_fallbacks()) <= {"aten::random_.from"}
+    return reference, model, before, torch.randint(0, 50, (2, 16)), torch.randint(0, 50, (2, 16))
+
+
+def _judge_gpt_step(dropout, loss, reference, model, before, idx, target):
+    """Without dropout the chip's loss and updated weights are the CPU's
+    step's; with it (the chip's own random stream) the loss is finite and
+    every weight moved."""
     if dropout == 0.0:
         want = _train_step(reference, torch.optim.SGD(reference.parameters(), lr=0.1), idx, target)
         torch.testing.assert_close(loss.cpu(), want, rtol=1e-4, atol=1e-5)
@@ -434,6 +431,22 @@ def test_a_compiled_training_step_runs_on_the_chip(inductor, dropout):
     else:
         assert torch.isfinite(loss.cpu())
         assert all(not torch.equal(p.detach().cpu(), b) for p, b in zip(model.parameters(), before))
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.1])
+def test_a_compiled_training_step_runs_on_the_chip(inductor, dropout):
+    """Loss, backward and an SGD step compiled together (issue 43): every
+    compute operator is a chip kernel, GEMMs included; without dropout the
+    loss and the updated weights are the CPU's, with it (the chip's own
+    random stream) the loss is finite and every weight moves."""
+    reference, model, before, idx, target = _a_gpt_step(dropout)
+    torch._dynamo.reset()
+    triton_mtia.device.reset_host_fallbacks()
+    loss = torch.compile(_train_step)(model, torch.optim.SGD(model.parameters(), lr=0.1), idx.to("mtia"),
+                                      target.to("mtia"))
+    # Only the seed of Inductor's random stream is drawn on the host.
+    assert set(triton_mtia.device.host_fallbacks()) <= {"aten::random_.from"}
+    _judge_gpt_step(dropout, loss, reference, model, before, idx, target)
 
 
 def test_adjustments_hold_on_every_thread(inductor):

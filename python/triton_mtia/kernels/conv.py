@@ -109,11 +109,15 @@ def _as_3d(t: torch.Tensor) -> torch.Tensor:
     return t
 
 
-def _triple(values: Sequence[int], spatial: int, fill: int) -> Tuple[int, int, int]:
+def _per_dim(values: Sequence[int], spatial: int):
     values = list(values)
-    if len(values) == 1 and spatial > 1:
-        values = values * spatial
-    return tuple([fill] * (3 - spatial) + values)
+    return values * spatial if len(values) == 1 else values
+
+
+def _triple(values: Sequence[int], spatial: int, fill: int) -> Tuple[int, int, int]:
+    """A per-dimension parameter of `spatial` dimensions for the 3-D
+    kernel: the leading unit dimensions get `fill`."""
+    return tuple([fill] * (3 - spatial) + _per_dim(values, spatial))
 
 
 def output_shape(input_shape, weight_shape, stride, padding, dilation, transposed, output_padding,
@@ -187,11 +191,6 @@ def conv(x, w, bias=None, stride=(1, ), padding=(0, ), dilation=(1, ), transpose
     shape = output_shape(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups)
     y = torch.empty(shape, dtype=x.dtype, device=x.device)
     return conv_into(x, w, bias, y, stride, padding, dilation, transposed, groups)
-
-
-def _per_dim(values: Sequence[int], spatial: int):
-    values = list(values)
-    return values * spatial if len(values) == 1 else values
 
 
 def conv_backward(grad_out, x, w, stride, padding, dilation, transposed, output_padding, groups, output_mask):
