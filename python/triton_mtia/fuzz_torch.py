@@ -312,6 +312,15 @@ GENERIC = ("nn.functional.gelu", "nn.functional.leaky_relu", "nn.functional.hard
            "max.reduction_with_dim", "outer", "addmm", "baddbmm", "diff", "flip", "roll", "scatter_add",
            "index_add", "select", "narrow")
 
+#: Shifts: their count is kept within the shifted value's bit width.
+SHIFTS = ("bitwise_left_shift", "bitwise_right_shift")
+
+
+def torch_bits(dtype) -> int:
+    import torch
+    return torch.iinfo(dtype).bits if not dtype.is_floating_point and dtype != torch.bool else 8
+
+
 #: The reductions taken over a dim (call form: torch.<name>(x, dim=, keepdim=)).
 REDUCTIONS = ("sum", "mean", "amax", "amin", "prod", "std", "var", "nansum", "argmax", "argmin", "all", "any",
               "logsumexp", "linalg.vector_norm")
@@ -702,6 +711,13 @@ class Generator:
 
     def _call(self, e: OpEntry, inp, args, kwargs, names) -> str:
         parts = [_render(inp, names)] + [_render(a, names) for a in args]
+        if e.name in SHIFTS and len(parts) > 1 and isinstance(inp, Slot):
+            # A shift count within [0, bits): PyTorch defines the others
+            # (eager saturates them), but Inductor's kernels shift as
+            # LLVM does, where they are poison, on every device (upstream
+            # Triton's frontend folds `x >> x` to 0).
+            bits = torch_bits(inp.dtype)
+            parts[1] = f"({parts[1]} & {bits - 1})"
         parts += [f"{k}={_render(v, names)}" for k, v in kwargs.items()]
         return f"{e.call}({', '.join(parts)})"
 
@@ -1242,9 +1258,16 @@ def compare(actual: list, expected: list, labels: List[str]) -> Optional[str]:
 def check_dropout(x, witness, p: float) -> Optional[str]:
     """The statistics of a dropout's result `witness` (on the device) of
     input `x` (eager): the fraction dropped within a binomial tolerance of
-    p, and the kept elements `x / (1 - p)`. None when it passes."""
+    p, and infinities kept as they are. None when it passes.
+
+    The kept elements' scale, x / (1 - p), is not judged here: the witness
+    is one of the program's results, which eager replays as
+    x * keep / (1 - p), so it is compared like every other result, by the
+    dtype's tolerance and the float64 rule. (Judged here against eager's
+    input, a compiled program's input to the dropout, computed in fp32 and
+    rounded once, is off by more than the tolerance wherever the
+    computation upstream is ill-conditioned, e.g. digamma near a pole.)"""
     import torch
-    witness_dtype = witness.dtype
     x, witness = x.float(), witness.float()
     # A dropped finite element is 0, a dropped infinity NaN (inf * 0); a
     # zero or a NaN tells nothing.
@@ -1256,30 +1279,10 @@ def check_dropout(x, witness, p: float) -> Optional[str]:
     tolerance = SIGMAS * math.sqrt(n * p * (1 - p)) + 1
     if abs(dropped - n * p) > tolerance:
         return f"dropped {dropped} of {n}, expected {n * p:.1f} +- {tolerance:.1f} (p={p})"
-    keep = finite & ~dropped_mask
     bad_inf = infinite & ~dropped_mask & (witness != x)
     if bad_inf.any():
         i = int(bad_inf.nonzero()[0])
         return f"kept element {witness.flatten()[i].item()!r}, expected {x.flatten()[i].item()!r}"
-    scale = 1.0 / (1.0 - p)
-    want = x[keep] * scale
-    got = witness[keep]
-    if not keep.any():
-        return None
-    # Upstream of the dropout the compiled program rounds otherwise than
-    # eager (at float16, once instead of at every op): each kept element
-    # within a few units of its dtype, their median ratio within less.
-    dtype = str(witness_dtype).replace("torch.", "")
-    rtol, median_tol = {"float16": (2e-2, 2e-3), "bfloat16": (6e-2, 1e-2)}.get(dtype, (1e-3, 1e-4))
-    bad = ~torch.isclose(got, want, rtol=rtol, atol=rtol * float(want.abs().mean()), equal_nan=True)
-    if bad.any():
-        i = int(bad.nonzero()[0])
-        return f"kept element {got[i].item()!r}, expected {x[keep][i].item()!r} / (1 - {p}) = {want[i].item()!r}"
-    big = want.abs() > 1e-3 * float(want.abs().max())
-    if big.any():
-        ratio = float((got[big] / want[big]).median())
-        if abs(ratio - 1) > median_tol:
-            return f"kept elements scaled by {ratio * scale:.6f} (median), expected 1 / (1 - {p}) = {scale:.6f}"
     return None
 
 
@@ -1433,8 +1436,6 @@ def _within_rounding(fn, p: Program, actual: list, expected: list, replay: Optio
     rounding explains (PyTorch's own accuracy check for compiled models)."""
     from .bench.inductor_ops import _within_rounding as within
 
-    if not any(t.is_floating_point() for t in expected):
-        return False
     bases = [input_values(p.seed, x) for x in p.inputs]
     # The reference in float64 throughout: the program's casts to a float
     # dtype too (PyTorch's rule needs a float64 reference to apply).
@@ -1457,7 +1458,11 @@ def _within_rounding(fn, p: Program, actual: list, expected: list, replay: Optio
         finally:
             torch.set_default_dtype(default)
 
-    return within(exact, tuple(bases), {}, actual, expected)
+    # Small tensors get PyTorch's larger multiplier: a fuzzed program's
+    # values are often a few elements, where one element rounded the other
+    # way upstream (eager rounds every op, a compiled kernel once) is all
+    # the error there is.
+    return within(exact, tuple(bases), {}, actual, expected, small_tensors=True)
 
 
 def evaluate(p: Program, cpu_check: bool = True) -> Dict:

@@ -76,18 +76,27 @@ def test_dropout_statistics_detect_a_wrong_result(gen):
     for p in (0.1, 0.5):
         witness = _dropped(x, p, gen)
         assert fuzz_torch.check_dropout(x, witness, p) is None
-        # kept elements scaled by 1 instead of 1 / (1 - p), 1% off, or
-        # 0.05% off (each within float32's tolerance here, their median not)
-        assert "kept element" in fuzz_torch.check_dropout(x, witness * (1 - p), p)
-        assert "kept element" in fuzz_torch.check_dropout(x, witness * 1.01, p)
-        assert "scaled by" in fuzz_torch.check_dropout(x, witness * 1.0005, p)
         # too few or too many dropped
         assert "dropped" in fuzz_torch.check_dropout(x, x / (1 - p), p)
         assert "dropped" in fuzz_torch.check_dropout(x, _dropped(x, p + 0.05, gen), p)
-    # in float16 the kept elements are compared within its rounding, not more
-    half = x.half()
-    assert fuzz_torch.check_dropout(half, _dropped(half, 0.1, gen), 0.1) is None
-    assert fuzz_torch.check_dropout(half, _dropped(half, 0.1, gen) * 1.01, 0.1) is not None
+
+
+def test_a_wrong_dropout_scale_is_a_wrong_result(gen):
+    """The kept elements' scale is judged as a result: eager replays the
+    witness's mask as x * keep / (1 - p), which the witness must match."""
+    x = torch.randn(4000, generator=gen)
+    for dtype in (torch.float32, torch.float16):
+        xd = x.to(dtype)
+        witness = _dropped(xd, 0.1, gen)
+        replayed = fuzz_torch.Replay({"v0": witness}).dropout("v0", xd, 0.1)
+        assert fuzz_torch.compare([witness], [replayed], ["v0"]) is None
+        # kept elements scaled by 1 instead of 1 / (1 - p), or 1% off
+        for wrong in (witness * 0.9, witness * 1.01):
+            assert fuzz_torch.compare([wrong], [replayed], ["v0"]) is not None
+    # 0.05% off: within float16's tolerance, not float32's
+    witness = _dropped(x, 0.1, gen)
+    replayed = fuzz_torch.Replay({"v0": witness}).dropout("v0", x, 0.1)
+    assert fuzz_torch.compare([witness * 1.0005], [replayed], ["v0"]) is not None
 
 
 def test_random_operator_statistics(gen):
@@ -199,4 +208,96 @@ def test_finding_dropout_after_softmax_in_a_training_step():
 
 def test_finding_softmax_over_an_outer_dim():
     result = fuzz_torch.evaluate(fuzz_torch.program_from_json(SOFTMAX_OUTER_DIM))
+    assert result["outcome"] == "ok", result
+
+
+# Findings of the fuzzer's judge, not of the chip: each program is right on
+# the device, and the rule that called it wrong was the fuzzer's.
+
+#: Seed 14192: float16 dropout of digamma near its pole at -1 (condition
+#: number ~30). The compiled program computes digamma of the first
+#: dropout's fp32 result and rounds once; eager rounds before digamma. The
+#: kept elements were judged against eager's input to the dropout and
+#: were 3% off it, while the float64 reference agrees with the device.
+DROPOUT_OF_AN_ILL_CONDITIONED_VALUE = {
+    'seed': 14192,
+    'inputs': [{'name': 'x0', 'shape': [2, 8, 7], 'dtype': 'float16', 'values': 'normal',
+                'layout': 'strided:1', 'grad': True, 'data': None}],
+    'nodes': [{'name': 'v0', 'op': 'nn.functional.dropout', 'expr': 'F.dropout({0}, p=0.1, training=True)',
+               'args': ['x0'], 'shape': [2, 8, 7], 'dtype': 'float16', 'replay': 'rand.dropout("{name}", {0}, 0.1)'},
+              {'name': 'v1', 'op': 'digamma', 'expr': 'torch.digamma({0})', 'args': ['v0'], 'shape': [2, 8, 7],
+               'dtype': 'float16', 'replay': ''},
+              {'name': 'v3', 'op': 'nn.functional.dropout', 'expr': 'F.dropout({0}, p=0.1, training=True)',
+               'args': ['v1'], 'shape': [2, 8, 7], 'dtype': 'float16', 'replay': 'rand.dropout("{name}", {0}, 0.1)'}],
+    'outputs': ['v3'], 'backward': False}
+
+#: Seed 14850: a bfloat16 scalar program with its backward pass. acos / 0.9
+#: lands next to a midpoint of bfloat16: eager (rounding twice) and the
+#: device (once, correctly) differ by an ulp, tanh carries it on, and the
+#: fp32 loss differs by 3e-3. PyTorch's float64 rule with its multiplier
+#: for small tensors passes it; the multiplier for large ones did not.
+A_SCALAR_ROUNDED_THE_OTHER_WAY = {
+    'seed': 14850,
+    'inputs': [{'name': 'x0', 'shape': [], 'dtype': 'bfloat16', 'values': 'range:-0.95:0.95', 'layout': 'contiguous',
+                'grad': True, 'data': None},
+               {'name': 'x1', 'shape': [], 'dtype': 'bfloat16', 'values': 'normal', 'layout': 'contiguous',
+                'grad': False, 'data': None}],
+    'nodes': [{'name': 'v0', 'op': 'acos', 'expr': 'torch.acos({0})', 'args': ['x0'], 'shape': [],
+               'dtype': 'bfloat16', 'replay': ''},
+              {'name': 'v1', 'op': 'nn.functional.dropout', 'expr': 'F.dropout({0}, p=0.1, training=True)',
+               'args': ['v0'], 'shape': [], 'dtype': 'bfloat16', 'replay': 'rand.dropout("{name}", {0}, 0.1)'},
+              {'name': 'v2', 'op': 'tanh', 'expr': 'torch.tanh({0})', 'args': ['v1'], 'shape': [],
+               'dtype': 'bfloat16', 'replay': ''},
+              {'name': 'v3', 'op': 'where', 'expr': 'torch.where(({1} > 0.5), {0}, {2})', 'args': ['v2', 'v2', 'x1'],
+               'shape': [], 'dtype': 'bfloat16', 'replay': ''}],
+    'outputs': ['v3'], 'backward': True}
+
+
+def test_finding_dropout_of_an_ill_conditioned_value():
+    result = fuzz_torch.evaluate(fuzz_torch.program_from_json(DROPOUT_OF_AN_ILL_CONDITIONED_VALUE))
+    assert result["outcome"] == "ok" and result["detail"] == "within rounding", result
+
+
+def test_finding_a_scalar_rounded_the_other_way():
+    result = fuzz_torch.evaluate(fuzz_torch.program_from_json(A_SCALAR_ROUNDED_THE_OTHER_WAY))
+    assert result["outcome"] == "ok" and result["detail"] == "within rounding", result
+
+
+def test_integer_results_of_floats_within_rounding(gen):
+    """Seed 13913: round(layer_norm(...) * 4).to(int32) in bfloat16 was off
+    eager by one in 7 of 1155 places, and off the float64 run in 15, where
+    eager is off it in 14: as discrete as rounding makes it. An integer
+    result computed from integers alone must be eager's."""
+    from triton_mtia.bench.inductor_ops import rounding_explains
+    exact = torch.randint(-50, 50, (1000, ), generator=gen, dtype=torch.int32)
+
+    def off_by_one(t, places):
+        t = t.clone()
+        t[places] += 1
+        return t
+    eager = off_by_one(exact, torch.arange(0, 1000, 70))  # 15 places
+    device = off_by_one(exact, torch.arange(3, 1000, 67))  # 15 others
+    assert rounding_explains([device], [eager], [exact])
+    assert not rounding_explains([off_by_one(exact, torch.arange(0, 1000, 7))], [eager], [exact])
+    assert not rounding_explains([off_by_one(exact, torch.tensor([5]))], [exact], [exact])
+    # bools (a comparison of floats) likewise
+    flags = exact > 0
+
+    def flipped(places):
+        t = flags.clone()
+        t[places] = ~t[places]
+        return t
+    assert rounding_explains([flipped(torch.arange(3, 1000, 67))], [flipped(torch.arange(0, 1000, 70))], [flags])
+    assert not rounding_explains([flipped(torch.tensor([5]))], [flags], [flags])
+
+
+def test_shift_counts_stay_within_the_bit_width():
+    """Seed 13568: `x >> x` of int32 values in [-20, 20]. Eager saturates a
+    negative count; Inductor's kernels shift as LLVM does, where it is
+    poison (upstream Triton's frontend folds `x >> x` to 0). The generator
+    keeps counts within the width."""
+    p = fuzz_torch.Generator(13568).program()
+    shifts = [n.expr for n in p.nodes if "shift" in n.op]
+    assert shifts and all("& 31)" in e for e in shifts), p.source()
+    result = fuzz_torch.evaluate(p)
     assert result["outcome"] == "ok", result
