@@ -49,6 +49,13 @@ std::map<std::string, uint64_t> hostFallbackCounts();
 void countHostFallback(const std::string &op);
 void resetHostFallbackCounts();
 
+/// Whether scaled_dot_product_attention on `mtia` may choose the fused
+/// attention kernel (SDPBackend::overrideable): set by the Python package
+/// once it has registered `_scaled_dot_product_fused_attention_overrideable`
+/// and its backward (triton_mtia/aten/attention.py). Off, every call takes
+/// PyTorch's math path (matmuls and a softmax, each an operator of its own).
+void setFusedAttention(bool enabled);
+
 /// `torch.mtia.default_generators` for the Python side (a new reference to
 /// a tuple of torch.Generator).
 PyObject *defaultGeneratorsTuple();

@@ -351,6 +351,14 @@ PyObject *advanceClock(PyObject *, PyObject *arg) {
 
 PyObject *defaultGenerators(PyObject *, PyObject *) { return defaultGeneratorsTuple(); }
 
+PyObject *setFusedAttentionCall(PyObject *, PyObject *arg) {
+  int enabled = PyObject_IsTrue(arg);
+  if (enabled < 0)
+    return nullptr;
+  setFusedAttention(enabled);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef methods[] = {
     {"memory_stats", memoryStats, METH_NOARGS, "device memory statistics (bytes and blocks)"},
     {"memory_range", memoryRange, METH_NOARGS, "(base host address, capacity) of device memory"},
@@ -365,6 +373,8 @@ PyMethodDef methods[] = {
     {"advance_clock", advanceClock, METH_O, "adds a launch's simulated seconds to the clock"},
     {"default_generators", defaultGenerators, METH_NOARGS,
      "a tuple of the default torch.Generator of each device"},
+    {"set_fused_attention", setFusedAttentionCall, METH_O,
+     "whether scaled_dot_product_attention may choose the fused kernel (attention.cpp)"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef moduleDef = {PyModuleDef_HEAD_INIT, "_mtia_device",
