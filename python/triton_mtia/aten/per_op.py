@@ -217,8 +217,16 @@ def _compile(op, args, kwargs, tensors: List[torch.Tensor]) -> Callable:
         import operator
         graph.output(tuple(graph.call_function(operator.getitem, (node, i)) for i in range(returns)))
     module = torch.fx.GraphModule({}, graph)
+    from torch._guards import tracing
     from torch._inductor import compile as inductor_compile
-    return inductor_compile(module, tensors)
+    # Out of any tracing context: an eager operator may run while
+    # torch.compile compiles a graph (Inductor's constant folding runs
+    # ops on real device tensors), and a compile inside that graph's
+    # context would take its fake mode and leave its output strides there
+    # (Inductor then asserted in set_tracing_context_output_strides: fuzz
+    # seed 16391, `torch.prod(torch.isreal(x))`).
+    with tracing(None):
+        return inductor_compile(module, tensors)
 
 
 class _Kernels(threading.local):
