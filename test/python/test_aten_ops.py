@@ -395,3 +395,20 @@ def test_convolution_gradients_are_contiguous_whatever_the_weights_layout():
     for got, expected in zip(grads, want):
         assert got.is_contiguous()
         torch.testing.assert_close(got.cpu(), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_a_kernel_compiled_while_torch_compile_traces_leaves_its_context_alone():
+    """Fuzz seed 16391: while torch.compile compiled a graph, Inductor's
+    constant folding ran an eager operator on mtia tensors, whose
+    per-operator kernel was compiled inside the outer compile's tracing
+    context: it took that context's fake mode, wrote its metadata, and left
+    output strides the outer compile then asserted on. Compiled outside any
+    context, it leaves the context as it was."""
+    from torch._guards import TracingContext, tracing
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    context = TracingContext(FakeTensorMode())
+    x = torch.randn(7, 3).to("mtia")
+    with tracing(context):
+        y = torch.special.i1(x * 3 + 1)  # signatures no test compiled before
+    assert context.fw_metadata is None and context.output_strides is None
+    torch.testing.assert_close(y.cpu(), torch.special.i1(x.cpu() * 3 + 1))

@@ -302,31 +302,3 @@ def test_shift_counts_stay_within_the_bit_width():
     result = fuzz_torch.evaluate(p)
     assert result["outcome"] == "ok", result
 
-
-#: Seed 16391, fixed (an Inductor error on mtia only): while torch.compile
-#: compiled this graph, Inductor's constant folding ran an operator eagerly
-#: on mtia tensors; its per-operator kernel was compiled inside the outer
-#: compile's tracing context, took its fake mode and left its output strides
-#: there, and the outer compile asserted in set_tracing_context_output_strides.
-AN_EAGER_KERNEL_COMPILED_INSIDE_A_COMPILE = {
-    'seed': 16391,
-    'inputs': [{'name': 'x0', 'shape': [8], 'dtype': 'float32', 'values': 'normal', 'layout': 'strided:0',
-                'grad': True, 'data': None},
-               {'name': 'x1', 'shape': [8], 'dtype': 'bool', 'values': 'normal', 'layout': 'expanded:0',
-                'grad': False, 'data': None}],
-    'nodes': [{'name': 'v0', 'op': 'isreal', 'expr': 'torch.isreal({0})', 'args': ['x0'], 'shape': [8],
-               'dtype': 'bool', 'replay': ''},
-              {'name': 'v1', 'op': 'where', 'expr': 'torch.where(({0} > 0), {0}, {1})', 'args': ['v0', 'x1'],
-               'shape': [8], 'dtype': 'bool', 'replay': ''},
-              {'name': 'v2', 'op': 'special.bessel_j0', 'expr': 'torch.special.bessel_j0({0})', 'args': ['v1'],
-               'shape': [8], 'dtype': 'float32', 'replay': ''},
-              {'name': 'v3', 'op': 'special.modified_bessel_k1', 'expr': 'torch.special.modified_bessel_k1({0})',
-               'args': ['v2'], 'shape': [8], 'dtype': 'float32', 'replay': ''},
-              {'name': 'v4', 'op': 'prod', 'expr': 'torch.prod({0})', 'args': ['v0'], 'shape': [],
-               'dtype': 'int64', 'replay': ''}],
-    'outputs': ['v3', 'v4'], 'backward': False}
-
-
-def test_finding_an_eager_kernel_compiled_inside_a_compile():
-    result = fuzz_torch.evaluate(fuzz_torch.program_from_json(AN_EAGER_KERNEL_COMPILED_INSIDE_A_COMPILE))
-    assert result["outcome"] == "ok", result
