@@ -78,6 +78,43 @@ def _merge(base: dict, overrides: dict, where: str) -> dict:
     return merged
 
 
+#: The simulator parameters the compiler plans with, each with its flag of
+#: triton-mtia-compile: CBs and local memory (mtia-assign-cbs), the SE's
+#: and the vector core's throughput (mtia-share-vector-core). The compiler
+#: plans for the chip the simulator runs: these travel with every compile
+#: (MTIAOptions.chip), so they are part of a kernel's cache key.
+COMPILER_PARAMETERS = {"max_cbs": "num-cbs", "local_memory_bytes": "local-memory-bytes", "se_lanes": "se-lanes",
+                       "se_fill_cycles": "se-fill-cycles", "vec_bytes_per_cycle": "vec-bytes-per-cycle",
+                       "vec_fill_cycles": "vec-fill-cycles"}
+
+#: The configured simulator's COMPILER_PARAMETERS, as (name, value) pairs.
+_compiler_chip: Optional[Tuple[Tuple[str, int], ...]] = None
+
+#: Called with no arguments after configure() changed what the compiler
+#: plans for (layers above drop what they compiled for the old chip).
+chip_listeners: List[Any] = []
+
+
+def compiler_chip() -> Tuple[Tuple[str, int], ...]:
+    """The parameters of the configured chip that shape compiled code
+    (COMPILER_PARAMETERS), as (name, value) pairs."""
+    if _compiler_chip is None:
+        simulator()
+    return _compiler_chip
+
+
+def _drop_jit_caches() -> None:
+    """Forgets every @triton.jit function's compiled kernels (the next call
+    compiles for the configured chip, or finds that chip's binary in
+    Triton's cache on disk, whose key has the chip)."""
+    import gc
+
+    from triton.runtime.jit import JITFunction
+    for obj in gc.get_objects():
+        if issubclass(type(obj), JITFunction):  # type(): no object's __class__ property runs
+            obj.device_caches.clear()
+
+
 def configure(preset: Optional[str] = None, config_file: Optional[str] = None, **overrides: Any):
     """Replaces the process-wide simulator by one built from `preset`
     (default: `settings.preset`), then the JSON file `config_file` if given
@@ -95,10 +132,24 @@ def configure(preset: Optional[str] = None, config_file: Optional[str] = None, *
     base = table[name]
     if config_file is not None:
         base = sim.load_config(os.fspath(config_file), base)
-    made = sim.Simulator(_merge(base, overrides, name))
+    config = _merge(base, overrides, name)
+    made = sim.Simulator(config)
+    chip = tuple((key, int(config[key])) for key in COMPILER_PARAMETERS)
+    global _compiler_chip
     with _launch_lock:
         _simulator = made
+        changed = _compiler_chip is not None and chip != _compiler_chip
+        _compiler_chip = chip
     settings.preset = name
+    if changed:
+        _drop_jit_caches()
+        for listener in chip_listeners:
+            listener()
+        # What was dropped holds its kernels in reference cycles: collected
+        # now, while Triton's driver can unload them (at exit, their
+        # finalizers may find it gone).
+        import gc
+        gc.collect()
     return made
 
 

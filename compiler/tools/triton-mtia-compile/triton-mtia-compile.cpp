@@ -47,6 +47,8 @@
 
 #include "llvm/ADT/StringSet.h"
 
+#include "mtia/device.h" // kMaxCbs
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -147,6 +149,47 @@ static cl::opt<bool> noMemoryOrder(
 static cl::opt<bool> serveMode(
     "serve", cl::desc("compile kernel after kernel as requests on standard input "
                       "say (the Python backend's compile server; see serve())"));
+// The chip the kernel is planned for: the simulator's parameters of the
+// same names (the Python backend passes the configured simulator's, see
+// runtime.COMPILER_PARAMETERS). The defaults are the mtia2i preset's.
+static cl::OptionCategory chipCategory("The chip (the simulator's parameters)");
+static cl::opt<int64_t> numCbs("num-cbs", cl::init(15), cl::cat(chipCategory),
+                               cl::desc("physical CBs per PE (max_cbs)"));
+static cl::opt<int64_t> localMemoryBytes("local-memory-bytes", cl::init(393216),
+                                         cl::cat(chipCategory),
+                                         cl::desc("bytes of PE local memory (local_memory_bytes)"));
+static cl::opt<int64_t> seLanes("se-lanes", cl::init(32), cl::cat(chipCategory),
+                                cl::desc("SE lanes for 32-bit elements (se_lanes)"));
+static cl::opt<int64_t> seFillCycles("se-fill-cycles", cl::init(8), cl::cat(chipCategory),
+                                     cl::desc("SE pipeline fill per command (se_fill_cycles)"));
+static cl::opt<int64_t> vecBytesPerCycle("vec-bytes-per-cycle", cl::init(64),
+                                         cl::cat(chipCategory),
+                                         cl::desc("vector core bytes per cycle (vec_bytes_per_cycle)"));
+static cl::opt<int64_t> vecFillCycles("vec-fill-cycles", cl::init(4), cl::cat(chipCategory),
+                                      cl::desc("vector core fill per command (vec_fill_cycles)"));
+
+/// Why the compiler cannot plan for the chip the options describe, naming
+/// the parameter; "" when it can.
+static std::string unplannableChip() {
+  auto named = [](const cl::opt<int64_t> &option, StringRef why) {
+    return ("cannot compile for this chip: --" + option.ArgStr + "=" +
+            Twine(option.getValue()) + " " + why)
+        .str();
+  };
+  if (numCbs < 1 || numCbs > ::mtia::kMaxCbs)
+    return named(numCbs, "(max_cbs) is outside 1 to " + std::to_string(::mtia::kMaxCbs) +
+                             ", the CBs the device ABI describes");
+  if (localMemoryBytes < 1024)
+    return named(localMemoryBytes, "(local_memory_bytes) is less than 1 KiB, which holds no tile");
+  for (const cl::opt<int64_t> *rate : {&seLanes, &vecBytesPerCycle})
+    if (*rate < 1)
+      return named(*rate, "is no throughput");
+  for (const cl::opt<int64_t> *fill : {&seFillCycles, &vecFillCycles})
+    if (*fill < 0)
+      return named(*fill, "is a negative time");
+  return "";
+}
+
 static cl::opt<bool> noScalarCost(
     "no-scalar-cost",
     cl::desc("do not charge the core for the kernel's scalar code "
@@ -300,6 +343,10 @@ static constexpr int64_t kMaxBlockParts = 1 << 12;
 /// Compiles `inputFile` as the parsed options say; the process's exit
 /// status.
 static int compileKernel() {
+  if (std::string why = unplannableChip(); !why.empty()) {
+    llvm::errs() << "error: " << why << "\n";
+    return 1;
+  }
   DialectRegistry registry;
   triton_mtia::registerAllDialects(registry);
   MLIRContext context(registry);
@@ -419,6 +466,10 @@ static int compileKernel() {
       triton_mtia::mtia::MTIAShareVectorCoreOptions sharing;
       sharing.split = !noElementwiseSplitting;
       sharing.fuse = !noVectorLoopFusion;
+      sharing.seLanes = seLanes;
+      sharing.seFillCycles = seFillCycles;
+      sharing.vecBytesPerCycle = vecBytesPerCycle;
+      sharing.vecFillCycles = vecFillCycles;
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAShareVectorCore(sharing));
     }
     if (!noVectorLoopFusion)
@@ -427,6 +478,8 @@ static int compileKernel() {
     triton_mtia::mtia::MTIAAssignCBsOptions cbs;
     cbs.numStages = std::max<int64_t>(numStages, 1);
     cbs.stacking = !noCbStacking;
+    cbs.numCbs = numCbs;
+    cbs.localMemoryBytes = localMemoryBytes;
     pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs(cbs));
     if (!noDualIssue)
       pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIADualIssue());

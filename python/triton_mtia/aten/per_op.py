@@ -245,6 +245,23 @@ _compiled: Dict[tuple, Optional[Callable]] = {}
 _failures: Dict[str, str] = {}
 
 
+def _forget_compiled() -> None:
+    """Drops every compiled signature: its kernels were planned for the
+    chip configured before (runtime.configure() calls this)."""
+    with _lock:
+        _compiled.clear()
+        _failures.clear()
+
+
+def _listen_to_the_chip() -> None:
+    from .. import runtime
+    if _forget_compiled not in runtime.chip_listeners:
+        runtime.chip_listeners.append(_forget_compiled)
+
+
+_listen_to_the_chip()
+
+
 @contextlib.contextmanager
 def eager_on_the_host():
     """Inside, eager operators on `mtia` run on the host (the CPU's kernels

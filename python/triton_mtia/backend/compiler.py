@@ -98,6 +98,11 @@ class MTIAOptions:
     debug: bool = False
     sanitize_overflow: bool = True
     arch: str = "mtia2i"
+    #: The configured chip's parameters that the compiler plans with
+    #: (runtime.COMPILER_PARAMETERS: CBs, local memory, SE and vector core
+    #: throughput), as (name, value) pairs: always the simulator's, and so
+    #: part of the kernel's cache key.
+    chip: Tuple[Tuple[str, int], ...] = ()
     backend_name: str = BACKEND_NAME
     #: FP8 values are converted and moved by the SE (Copy to/from F8E4M3 and
     #: F8E5M2); the DPE has no FP8 inputs, so dots on them are not accepted.
@@ -285,6 +290,8 @@ def _compiler_flags(options) -> List[str]:
         flags.append(f"--time-limit={max(1, math.ceil(settings.compile_timeout))}")
     if options.libdevice_unit not in (None, "auto"):
         flags.append(f"--libdevice-unit={options.libdevice_unit}")
+    from ..runtime import COMPILER_PARAMETERS
+    flags += [f"--{COMPILER_PARAMETERS[name]}={value}" for name, value in options.chip]
     return flags
 
 
@@ -302,12 +309,13 @@ class MTIABackend(BaseBackend):
 
     def hash(self) -> str:
         """Changes whenever something that shapes the generated code changes:
-        the compiler binary, the device headers, or the C++ flags."""
-        from .. import __version__
+        the compiler binary, the device headers, the C++ flags, or the chip
+        the compiler plans for."""
+        from .. import __version__, runtime
         include = settings.include_dir
         headers = sorted(Path(include, "mtia").glob("*")) if include else []
         parts = [__version__, str(self.target.arch), _digest(settings.compiler_path()), settings.cxx,
-                 *settings.cxx_flags]
+                 *settings.cxx_flags, repr(runtime.compiler_chip())]
         parts += [f"{h.name}:{_digest(str(h))}" for h in headers]
         # Edited kernels (settings.override_dir): an edit recompiles.
         parts += [f"override {p.name}:{_digest(str(p))}" for p in _overrides()]
@@ -316,6 +324,8 @@ class MTIABackend(BaseBackend):
     def parse_options(self, opts: dict) -> MTIAOptions:
         args = {f.name: opts[f.name] for f in fields(MTIAOptions) if opts.get(f.name) is not None}
         args["arch"] = str(self.target.arch)
+        from .. import runtime
+        args["chip"] = runtime.compiler_chip()
         for name in ("dma_report", "poison_masked_loads", "scalar_cost", "memory_order") + OPTIMIZATIONS:
             args.setdefault(name, bool(getattr(settings, name)))
         args.setdefault("pid_mapping", settings.pid_mapping)

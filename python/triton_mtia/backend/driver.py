@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import operator
 import os
+import sys
 from pathlib import Path
 from typing import Any, Callable, List, Sequence, Tuple
 
@@ -199,12 +200,15 @@ class MTIALauncher:
         self.descriptor_signature = signature if _has_descriptor(signature) else None
         self.kinds = _arg_kinds(expand_signature(signature, None, None))
         self.pid_mapping = getattr(metadata, "pid_mapping", None) or "linear"
+        self.chip = tuple(tuple(pair) for pair in getattr(metadata, "chip", ()) or ())
 
     def __call__(self, grid_x, grid_y, grid_z, stream, function, packed_metadata, launch_metadata,
                  launch_enter_hook, launch_exit_hook, *args):
         grid_x, grid_y, grid_z = _grid_dims(self.kernel_name, (grid_x, grid_y, grid_z))
         if grid_x * grid_y * grid_z <= 0:
             return  # like the GPU launchers: an empty grid launches nothing
+        if self.chip != runtime.compiler_chip():
+            _compiled_for_another_chip(self.kernel_name, self.chip)
         if self.descriptor_signature is not None:
             args = _decompose_descriptors(self.descriptor_signature, args)
         sim_args: list = []
@@ -218,6 +222,17 @@ class MTIALauncher:
                        self.pid_mapping, entry=self.entry)
         if launch_exit_hook is not None:
             launch_exit_hook(launch_metadata)
+
+
+def _compiled_for_another_chip(kernel: str, chip) -> None:
+    """Raises: a binary planned for other CBs or local memory would fault
+    or mislead (its plan is the compiler's for the chip it was built for)."""
+    now = dict(runtime.compiler_chip())
+    differ = ", ".join(f"{name}={value} (the simulator has {now.get(name)})" for name, value in chip
+                       if now.get(name) != value) or "parameters the simulator does not know"
+    raise RuntimeError(f"kernel '{kernel}' was compiled for another chip: {differ}. runtime.configure() drops "
+                       f"the compiled @triton.jit kernels; code compiled by torch.compile before it needs "
+                       f"torch._dynamo.reset()")
 
 
 # ----------------------------------------------------------------------------
@@ -272,8 +287,8 @@ def simulated_benchmarker(kernel_call: Callable, *, quantiles=None, return_mode=
 def _other_driver_active() -> bool:
     """Whether a backend other than ours (under any name) would be Triton's
     driver: a GPU's, on a machine that has one."""
-    import triton.backends
-    for backend in triton.backends.backends.values():
+    backends = sys.modules.get("triton.backends")  # not imported anew: at exit, imports fail
+    for backend in (backends.backends.values() if backends is not None else ()):
         if issubclass(backend.driver, MTIADriver):
             continue
         try:

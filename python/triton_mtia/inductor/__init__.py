@@ -223,11 +223,24 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 _finder: List[_AfterImport] = []
 
 
+def _new_backend_hash() -> None:
+    """After the chip changed (runtime.configure()): Inductor writes the
+    Triton backend's hash, which has the chip, into every kernel it
+    generates, and keeps it once computed. Computed anew, code generated for
+    the new chip differs from the old chip's, so a module of generated code
+    found again by its source (Inductor keeps them by source) brings back no
+    kernel compiled for the chip before."""
+    if "torch.utils._triton" in sys.modules:
+        sys.modules["torch.utils._triton"].triton_hash_with_backend.cache_clear()
+
+
 def install() -> None:
     """Adjusts Inductor for the mtia device now or when its modules are
     imported (device.py calls it). Safe to call twice."""
     if _finder:
         return
+    from .. import runtime
+    runtime.chip_listeners.append(_new_backend_hash)
     later = {}
     for name, adjust in _ADJUSTMENTS.items():
         if name in sys.modules:

@@ -151,11 +151,14 @@ def install_mm_heuristic(module) -> None:
 
 
 def settings_fingerprint() -> str:
-    """This package's version and the settings that change the graphs
-    Inductor generates for mtia."""
-    from .. import __version__, settings
+    """This package's version, the settings that change the graphs Inductor
+    generates for mtia, and the chip its kernels are compiled for (so that
+    the FX-graph cache on disk keeps one chip's code from another's)."""
+    from .. import __version__, runtime, settings
+    chip = ",".join(f"{name}={value}" for name, value in runtime.compiler_chip())
     return (f"triton_mtia-{__version__}-layer_norm_template={settings.layer_norm_template}"
-            f"-fit_mm_configs={settings.fit_mm_configs}-fit_reduction_blocks={settings.fit_reduction_blocks}")
+            f"-fit_mm_configs={settings.fit_mm_configs}-fit_reduction_blocks={settings.fit_reduction_blocks}"
+            f"-chip={chip}")
 
 
 _choices_class = None
