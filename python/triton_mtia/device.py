@@ -226,6 +226,15 @@ def memory_range() -> Optional[tuple]:
 
 
 def advance_clock(seconds: float) -> None:
-    """Called by the runtime after every launch (see runtime.launch)."""
+    """Called by the runtime after every launch (runtime.launch_listeners)."""
     if loaded():
         _extension().advance_clock(seconds)
+
+
+def _listen_to_launches() -> None:
+    from . import runtime
+    if advance_clock not in runtime.launch_listeners:
+        runtime.launch_listeners.append(advance_clock)
+
+
+_listen_to_launches()
