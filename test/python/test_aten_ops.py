@@ -164,8 +164,9 @@ def test_an_eager_training_step_runs_every_operator_on_the_chip():
     """Forward, loss, backward and an SGD step in eager mode: the GEMMs are
     the library's, every other operator (GELU, layer norm and their
     backwards, log-softmax, NLL, the sums, the SGD update) Inductor's
-    kernel of it alone; the loss and updated weights are the CPU's. The
-    second step compiles nothing and launches the same kernels."""
+    kernel of it alone; the loss and updated weights are the CPU's. Later
+    steps compile nothing and launch the same kernels (the first step's
+    launches include what Inductor's autotuning ran while compiling)."""
     from triton_mtia.aten import per_op
     torch.manual_seed(0)
     reference, model = _Mlp(), _Mlp()
@@ -188,8 +189,10 @@ def test_an_eager_training_step_runs_every_operator_on_the_chip():
     for mine, theirs in zip(model.parameters(), reference.parameters()):
         torch.testing.assert_close(mine.detach().cpu(), theirs.detach(), rtol=1e-4, atol=1e-5)
     compiled = per_op.compiled_signatures()
-    _, again, host = _chip(lambda: step(model, x.to("mtia"), y.to("mtia")))
-    assert (again, host, per_op.compiled_signatures()) == (launches, {}, compiled)
+    _, second, host = _chip(lambda: step(model, x.to("mtia"), y.to("mtia")))
+    _, third, host_third = _chip(lambda: step(model, x.to("mtia"), y.to("mtia")))
+    assert (host, host_third, per_op.compiled_signatures()) == ({}, {}, compiled)
+    assert second == third <= launches
 
 
 def test_in_place_and_out_forms_write_their_argument():

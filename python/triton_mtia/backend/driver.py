@@ -200,14 +200,16 @@ class MTIALauncher:
         self.descriptor_signature = signature if _has_descriptor(signature) else None
         self.kinds = _arg_kinds(expand_signature(signature, None, None))
         self.pid_mapping = getattr(metadata, "pid_mapping", None) or "linear"
-        self.chip = tuple(tuple(pair) for pair in getattr(metadata, "chip", ()) or ())
+        # The chip it was compiled for (MTIAOptions.chip; None: not recorded).
+        chip = getattr(metadata, "chip", None)
+        self.chip = None if chip is None else tuple(tuple(pair) for pair in chip)
 
     def __call__(self, grid_x, grid_y, grid_z, stream, function, packed_metadata, launch_metadata,
                  launch_enter_hook, launch_exit_hook, *args):
         grid_x, grid_y, grid_z = _grid_dims(self.kernel_name, (grid_x, grid_y, grid_z))
         if grid_x * grid_y * grid_z <= 0:
             return  # like the GPU launchers: an empty grid launches nothing
-        if self.chip != runtime.compiler_chip():
+        if self.chip is not None and self.chip != runtime.compiler_chip():
             _compiled_for_another_chip(self.kernel_name, self.chip)
         if self.descriptor_signature is not None:
             args = _decompose_descriptors(self.descriptor_signature, args)

@@ -162,6 +162,11 @@ def _where_mtia_is_the_gpu(module) -> None:
     import os
     if "TORCHINDUCTOR_MIX_ORDER_REDUCTION" not in os.environ:
         _set_default(module, "triton.mix_order_reduction", False)
+    # Kernels compile in this process, where the configured chip is: a
+    # compile worker process has a simulator of its own, of the preset, and
+    # its binaries were planned for that chip (runtime.COMPILER_PARAMETERS).
+    if "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:
+        _set_default(module, "compile_threads", 1)
 
 
 def _set_default(config, name: str, value) -> None:
