@@ -1,7 +1,8 @@
 //===- triton-mtia-opt.cpp - The compiler's mlir-opt ----------------------===//
 //
 // Parses, verifies, transforms and prints IR of our dialects; the driver of
-// the lit tests. `--mtia-to-cpp` prints the C++ a module translates to.
+// the lit tests. The C++ and LLVM IR a module translates to come from
+// triton-mtia-compile (--emit-mlir shows the mtia IR they start from).
 //
 //===----------------------------------------------------------------------===//
 
