@@ -172,7 +172,7 @@ def _digest(path: Optional[str]) -> str:
     return _file_digest(path, os.stat(path).st_mtime_ns)
 
 
-def _run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
+def run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
               command: Callable[[str, str], List[str]], diagnostics: Optional[list] = None,
               served: bool = False, side_outputs: Optional[Dict[str, bytes]] = None) -> bytes:
     """Writes `text` to NAME.in_ext in a fresh temporary directory, runs
@@ -411,7 +411,7 @@ class MTIABackend(BaseBackend):
             also = [f"--llvm-ir-out={Path(out).with_suffix('.ll')}"] if side is not None else []
             return [compiler, src, "-o", out, *flags, *also]
 
-        source = _run_tool(stage, name, str(mod), "ttir", ext, command, remarks, served=True, side_outputs=side)
+        source = run_tool(stage, name, str(mod), "ttir", ext, command, remarks, served=True, side_outputs=side)
         if side is not None:
             metadata[_LLIR_KEY] = side["ll"].decode()
         # An edited kernel replaces what the compiler made (settings.override_dir).
@@ -470,7 +470,7 @@ class MTIABackend(BaseBackend):
             # headers' times, the object's code does not).
             return object_cache.get_or_build(
                 src, [*linked, ext], include,
-                lambda: _run_tool("so", metadata["name"], src, ext, "so",
+                lambda: run_tool("so", metadata["name"], src, ext, "so",
                                   lambda source, so: [*toolchain, f"-I{include}", *(["-x", "ir"] if llvm else []),
                                                       source, *inputs, "-o", so]))
 

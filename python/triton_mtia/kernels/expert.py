@@ -21,7 +21,7 @@ import torch
 
 from .. import runtime
 from ..backend import object_cache
-from ..backend.compiler import _run_tool
+from ..backend.compiler import run_tool
 from ..settings import settings
 
 #: Programs per launch: one per PE of the 8x8 grid.
@@ -62,7 +62,7 @@ def _shared_object(stem: str) -> str:
     toolchain = [settings.cxx, *settings.cxx_flags, "-fPIC", "-shared", *settings.link_flags]
     binary = object_cache.get_or_build(
         source, toolchain, include,
-        lambda: _run_tool("so", stem, source, "cpp", "so",
+        lambda: run_tool("so", stem, source, "cpp", "so",
                           lambda cpp, so: [*toolchain, f"-I{include}", cpp, "-o", so]))
     path = Path(tempfile.mkdtemp(prefix="triton-mtia-expert-"), f"{stem}.so")
     path.write_bytes(binary)
