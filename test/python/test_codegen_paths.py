@@ -195,7 +195,7 @@ def test_device_print(monkeypatch, capfd):
 def test_language_extensions(broadcast_a, monkeypatch):
     """The split-K sample: partial tiles added over the reduction network
     (re_send / re_recv under a PE's condition), A broadcast over the NoC."""
-    from triton_mtia.samples import splitk
+    from triton_mtia.kernels import splitk
     g = torch.Generator().manual_seed(2)
     a = torch.randn(64, 512, generator=g).to("mtia")
     b = torch.randn(512, 64, generator=g).to("mtia")

@@ -146,7 +146,7 @@ def test_split_k_gemm_matches_torch(variant):
     """The split-K GEMM sample: partial tiles added over the RE (A loaded by
     every PE, or by one per PE row and broadcast), by atomics, or by a second
     pass; M, N and K not multiples of the blocks."""
-    from triton_mtia.samples import splitk
+    from triton_mtia.kernels import splitk
     gen = torch.Generator().manual_seed(3)
     a = torch.randn(40, 1000, generator=gen).half()
     b = torch.randn(1000, 300, generator=gen).half()

@@ -10,7 +10,7 @@ import torch
 import triton
 import triton.language as tl
 
-from triton_mtia.samples.attention import attention
+from triton_mtia.kernels.flash import attention
 
 
 @triton.jit

@@ -82,7 +82,7 @@ import triton.language as tl
 import triton_mtia
 
 from .. import runtime
-from ..samples import attention as attention_sample
+from ..kernels import flash as attention_sample
 from ..samples.layernorm import layernorm_kernel
 from ..samples.matmul import matmul_kernel
 from ..samples.softmax import softmax_kernel

@@ -2,7 +2,7 @@
 
     python -m triton_mtia.bench.extensions --json extensions.json
 
-Split-K GEMM (`triton_mtia.samples.splitk`, fp16 A and B, fp32 C) for small
+Split-K GEMM (`triton_mtia.kernels.splitk`, fp16 A and B, fp32 C) for small
 M and long K, where C has too few tiles to keep 64 PEs busy. Four ways, the
 same blocks, side by side in one process on the same chip model:
 
@@ -51,7 +51,8 @@ from typing import Callable, Dict, List
 import torch
 
 from .. import runtime
-from ..samples import layernorm, splitk
+from ..kernels import splitk
+from ..samples import layernorm
 from ..samples.layernorm_long_rows import layernorm_long_rows
 from ..samples.matmul import matmul
 from ..samples.slice_reuse import gemm_rows

@@ -197,7 +197,8 @@ COMPILE_CONFIGS = {
 def _compile_kernels():
     """(name, call) of the kernels --compile measures: the samples, a GEMM
     and a fused attention."""
-    from triton_mtia.samples import attention, matmul
+    from triton_mtia.kernels import flash as attention
+    from triton_mtia.samples import matmul
     calls = []
     for sample in samples.SAMPLES:
         inputs = _inputs(sample, 1)

@@ -196,7 +196,7 @@ def fig7(quick: bool) -> List[Dict[str, object]]:
                     row[f"{tag}_expert_cycles"] = _cycles(lambda: expert.attention(q, k, v, causal=causal))
                     row[f"{tag}_triton_over_expert_speed"] = round(
                         row[f"{tag}_expert_cycles"] / row[f"{tag}_fused_cycles"], 4)
-            from ..samples import attention as fused
+            from ..kernels import flash as fused
             row["causal_linear_cycles"] = _cycles(lambda: fused.attention(q, k, v, causal=True))
             row["zigzag_over_linear_speedup"] = round(row["causal_linear_cycles"] / row["causal_fused_cycles"], 4)
             rows.append(row)

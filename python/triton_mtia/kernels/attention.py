@@ -1,7 +1,7 @@
 """Attention forward: the fused FlashAttention kernel and the decomposed
 baseline it is measured against (the paper's 7.1.2).
 
-* `attention`: one fused kernel (`samples.attention`): K and V stream
+* `attention`: one fused kernel (`flash.py`): K and V stream
   through each program in blocks with the online softmax, the scores never
   leave the PE. Causal attention deals programs to PEs in zigzag order
   (`pid_mapping="zigzag"`), so that the long rows near the end of the
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import torch
 
-from ..samples import attention as _fused
+from . import flash as _fused
 from .gemm import bmm
 from .longtail import softmax
 

@@ -13,7 +13,7 @@ shape and dtype, which `gemm(..., variant=...)` overrides:
   and keeps all PEs busy.
 * ``split_k``: every PE of a PE column computes a partial C tile over its
   slice of K, and the partials are added over the reduction network, down
-  the column (`mtl.re_reduce`; `samples.splitk`). For a C too small to
+  the column (`mtl.re_reduce`; `kernels/splitk.py`). For a C too small to
   give the PEs work (fewer than 16 tiles of 32x32) and a long K (4096 or
   more): measured on the simulator, 64x64x16384 takes 37.5k cycles split
   over K against 48.6k in tiles, 16x64x32768 38.1k against 66.1k; with 16
@@ -39,7 +39,7 @@ import torch
 import triton
 import triton.language as tl
 
-from ..samples import splitk as _splitk
+from . import splitk as _splitk
 
 #: Processing elements of the chip (the 8x8 grid).
 PES = 64

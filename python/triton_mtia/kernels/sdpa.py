@@ -4,7 +4,7 @@ compute on the chip (aten/attention.py).
 
 Forward (`sdpa_forward`): one program per (query block, batch x head). K
 and V stream through in blocks with the online softmax (as
-`samples.attention`), the scores never leave the PE; besides the output it
+`kernels/flash.py`), the scores never leave the PE; besides the output it
 writes each row's log-sum-exp, which the backward needs. What the math
 path allows, the kernel takes: any strides, a head dim that is not a power
 of two (masked lanes), key length other than query length, an additive

@@ -3,9 +3,8 @@ per (query block, head); K and V stream through in blocks of BLOCK_N, the
 running maximum, sum and output rescaled as each block arrives. Causal
 programs stop at their diagonal block.
 
-Shared by test/python/test_matmul.py and `python -m triton_mtia.bench.ablation`.
-Not one of `SAMPLES`: fp16 inputs with P rounded to fp16 need their own
-tolerances.
+The kernel library's fused attention (`kernels.attention`), measured by
+`python -m triton_mtia.bench.ablation` and test/python/test_matmul.py.
 """
 
 import torch
