@@ -1,6 +1,7 @@
 """Launch statistics, determinism and traces."""
 
 import json
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -163,3 +164,15 @@ def test_pid_mapping_setting_and_bad_name(gen, monkeypatch):
     torch.testing.assert_close(out, x.cumsum(0))
     with pytest.raises(ValueError, match="pid_mapping must be one of linear, round_robin, zigzag, user"):
         prefix_rows_kernel[(8, )](x, out, BLOCK=16, pid_mapping="diagonal")
+
+
+def test_a_launch_has_its_roofline(tmp_path):
+    """LaunchStats.roofline_points (roofline.py): the DPE's achieved FLOP/s
+    of a GEMM under its roof, which is under its peak; and the picture."""
+    from triton_mtia.kernels import gemm
+    g = torch.Generator().manual_seed(0)
+    gemm(torch.randn(128, 128, generator=g).half(), torch.randn(128, 128, generator=g).half())
+    stats = triton_mtia.last_launch()
+    dpe = stats.roofline_points("fp16")["units"]["dpe"]
+    assert 0 < dpe["achieved"] <= dpe["roof"] <= dpe["peak"]
+    assert os.path.getsize(stats.roofline(str(tmp_path / "roofline.png"))) > 0

@@ -35,6 +35,7 @@ from typing import Dict, Optional
 import numpy as np
 
 from .. import runtime
+from ..roofline import draw_roofline, roofline_points
 from ..settings import settings
 
 #: Fake, disjoint device addresses for timing-only launches (never touched).
@@ -144,8 +145,8 @@ def run(so: str, roofline: Optional[str] = None) -> Dict[str, float]:
         host = min(host, time.thread_time() - t0)
     fig["expert_gemm_2048_frac"] = 2048 ** 3 / (r["cycles"] * macs * pes)
     if roofline:
-        points = runtime.roofline_points(r["stats"], cfg, r["seconds"], r["pes_used"], "fp16")
-        runtime.draw_roofline(points, roofline, title="expert GEMM 2048^3 FP16, operands in SRAM")
+        points = roofline_points(r["stats"], cfg, r["seconds"], r["pes_used"], "fp16")
+        draw_roofline(points, roofline, title="expert GEMM 2048^3 FP16, operands in SRAM")
     fig["sim_mcycles_per_s"] = r["cycles"] / host / 1e6
 
     r = _gemm(_sim(timing_only=1), so, 512, 26592, 2048, 512, 64, 32, packed=True,

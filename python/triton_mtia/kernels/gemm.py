@@ -39,6 +39,7 @@ import torch
 import triton
 import triton.language as tl
 
+from ..roofline import DPE_DTYPES
 from . import splitk as _splitk
 
 #: Processing elements of the chip (the 8x8 grid).
@@ -234,7 +235,7 @@ def bmm(a: torch.Tensor, b: torch.Tensor, out_dtype: Optional[torch.dtype] = Non
     return c
 
 
-#: The roofline's dtype names (runtime.DPE_DTYPES) of GEMM operand dtypes.
+#: The roofline's dtype names (roofline.DPE_DTYPES) of GEMM operand dtypes.
 _ROOFLINE_DTYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.int8: "int8", torch.float32: "fp32"}
 
 
@@ -248,7 +249,7 @@ def roofline_cycles(M: int, N: int, K: int, dtype: torch.dtype, level: str = "lp
     finishes in fewer cycles than that many bytes take at LPDDR rate)."""
     from .. import runtime
     config = runtime.simulator().config
-    rate_key, esize = runtime.DPE_DTYPES[_ROOFLINE_DTYPE[dtype]]
+    rate_key, esize = DPE_DTYPES[_ROOFLINE_DTYPE[dtype]]
     compute = M * N * K / (config[rate_key] * PES)
     bytes_moved = (M * K + K * N) * esize
     bytes_per_cycle = config[f"{level}_gbps"] / config["clock_ghz"]
