@@ -234,7 +234,7 @@ def test_models_on_the_device_match_eager(inductor, name):
 
 
 def test_fusion_stats_count_the_aten_ops_of_each_kernel(inductor, monkeypatch):
-    from triton_mtia.inductor import fusion_stats
+    from triton_mtia.bench.fusion import fusion_stats
 
     torch._dynamo.reset()
     x, w, b = (t.to(DEVICE) for t in (_randn(32, 64), _W, _B))

@@ -8,7 +8,8 @@ import torch
 import torch.nn.functional as F
 
 import triton_mtia
-from triton_mtia.inductor import fusion_stats, heuristics
+from triton_mtia.bench.fusion import fusion_stats
+from triton_mtia.inductor import heuristics
 
 DEVICE = "mtia"
 

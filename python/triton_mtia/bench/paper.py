@@ -347,7 +347,7 @@ def fig10(quick: bool) -> Dict[str, object]:
     from torch._inductor.decomposition import select_decomp_table
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    from ..inductor import fusion_stats
+    from .fusion import fusion_stats
     batch, dim, tables = (256, 16, 4) if quick else (2048, 64, 8)
     rows = []
     all_kernels = []
