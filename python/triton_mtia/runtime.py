@@ -149,11 +149,6 @@ def configure(preset: Optional[str] = None, config_file: Optional[str] = None, *
         _drop_jit_caches()
         for listener in chip_listeners:
             listener()
-        # What was dropped holds its kernels in reference cycles: collected
-        # now, while Triton's driver can unload them (at exit, their
-        # finalizers may find it gone).
-        import gc
-        gc.collect()
     return made
 
 
