@@ -173,8 +173,8 @@ def _digest(path: Optional[str]) -> str:
 
 
 def run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
-              command: Callable[[str, str], List[str]], diagnostics: Optional[list] = None,
-              served: bool = False, side_outputs: Optional[Dict[str, bytes]] = None) -> bytes:
+             command: Callable[[str, str], List[str]], diagnostics: Optional[list] = None,
+             served: bool = False, side_outputs: Optional[Dict[str, bytes]] = None) -> bytes:
     """Writes `text` to NAME.in_ext in a fresh temporary directory, runs
     `command(input, output)` there, and returns the bytes of NAME.out_ext.
     `served`: the command is `triton-mtia-compile`'s, which this process's
@@ -471,8 +471,8 @@ class MTIABackend(BaseBackend):
             return object_cache.get_or_build(
                 src, [*linked, ext], include,
                 lambda: run_tool("so", metadata["name"], src, ext, "so",
-                                  lambda source, so: [*toolchain, f"-I{include}", *(["-x", "ir"] if llvm else []),
-                                                      source, *inputs, "-o", so]))
+                                 lambda source, so: [*toolchain, f"-I{include}", *(["-x", "ir"] if llvm else []),
+                                                     source, *inputs, "-o", so]))
 
         codegen = [settings.cxx, *settings.cxx_flags, "-fPIC"]
         try:

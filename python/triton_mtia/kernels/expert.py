@@ -63,7 +63,7 @@ def _shared_object(stem: str) -> str:
     binary = object_cache.get_or_build(
         source, toolchain, include,
         lambda: run_tool("so", stem, source, "cpp", "so",
-                          lambda cpp, so: [*toolchain, f"-I{include}", cpp, "-o", so]))
+                         lambda cpp, so: [*toolchain, f"-I{include}", cpp, "-o", so]))
     path = Path(tempfile.mkdtemp(prefix="triton-mtia-expert-"), f"{stem}.so")
     path.write_bytes(binary)
     return str(path)
