@@ -186,3 +186,28 @@ def test_compiled_attention_keeps_the_fused_kernel_as_an_extern_kernel():
     torch.testing.assert_close(out.detach().cpu().double(), want.detach(), rtol=1e-4, atol=1e-4)
     for got, expected in zip(tensors, cpu):
         torch.testing.assert_close(got.grad.cpu().double(), expected.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_attention_written_out_compiles_to_the_fused_kernel():
+    """Inductor's attention patterns (fuse_attention) turn q k^T, scale,
+    an additive mask, softmax and the product with v into
+    scaled_dot_product_attention, whose choice on mtia is the fused kernel:
+    attention written out by hand is one launch under torch.compile."""
+    g = torch.Generator().manual_seed(6)
+    q, k, v = (_randn(g, 2, 4, 32, 16).to("mtia") for _ in range(3))
+    mask = _randn(g, 2, 1, 32, 32).to("mtia")
+
+    def plain(q, k, v):
+        s = torch.matmul(q, k.transpose(-2, -1)) / (q.shape[-1] ** 0.5)
+        return torch.matmul(s.softmax(dim=-1), v)
+
+    def masked(q, k, v, m):
+        s = torch.matmul(q, k.transpose(-2, -1)).div(q.shape[-1] ** 0.5) + m
+        return torch.matmul(s.softmax(dim=-1), v)
+
+    for fn, args in ((plain, (q, k, v)), (masked, (q, k, v, mask))):
+        torch._dynamo.reset()
+        with runtime.log_launches() as launches:
+            out = torch.compile(fn)(*args)
+        assert [s.kernel for s in launches] == ["_sdpa_forward"]
+        torch.testing.assert_close(out.cpu(), fn(*(a.cpu() for a in args)), rtol=1e-4, atol=1e-4)
