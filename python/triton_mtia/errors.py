@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 from typing import Optional, Sequence
 
@@ -38,25 +37,15 @@ class CompilationError(RuntimeError):
 
     @staticmethod
     def from_tool(stage: str, command: Sequence[str], returncode: int, diagnostics: str,
-                  kept_dir: Optional[str] = None) -> "CompilationError":
+                  kept_dir: Optional[str] = None, shortage: Optional[dict] = None) -> "CompilationError":
         """The error for a failed tool run: `OutOfResources` when the
-        compiler said that the kernel does not fit a PE, else the plain kind."""
-        for pattern, resource in _RESOURCE_LIMITS:
-            match = pattern.search(diagnostics)
-            if match:
-                return OutOfResources(stage, command, returncode, diagnostics, kept_dir,
-                                      int(match.group(1)), int(match.group(2)), resource)
+        compiler reported that the kernel does not fit a PE (`shortage`, its
+        --resource-report: {"resource", "required", "limit"}), else the
+        plain kind."""
+        if shortage:
+            return OutOfResources(stage, command, returncode, diagnostics, kept_dir, int(shortage["required"]),
+                                  int(shortage["limit"]), str(shortage["resource"]))
         return CompilationError(stage, command, returncode, diagnostics, kept_dir)
-
-
-#: The messages of mtia-assign-cbs (compiler/lib/Dialect/MTIA/Transforms/
-#: AssignCBs.cpp) for a kernel over a PE's resources: (required, limit).
-_RESOURCE_LIMITS = [
-    (re.compile(r"kernel needs (\d+) circular buffers live at once; an MTIA PE has (\d+)"),
-     "circular buffers"),
-    (re.compile(r"kernel needs (\d+) bytes of local memory for its tiles; an MTIA PE has (\d+)"),
-     "local memory"),
-]
 
 
 class OutOfResources(CompilationError, _TritonOutOfResources):

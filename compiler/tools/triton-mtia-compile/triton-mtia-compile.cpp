@@ -20,6 +20,7 @@
 
 #include "triton-mtia/Conversion/Passes.h"
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+#include "triton-mtia/Dialect/MTIA/Transforms/ResourceShortage.h"
 #include "triton-mtia/Dialect/TT/Transforms/Passes.h"
 #include "triton-mtia/InitAllDialects.h"
 #include "triton-mtia/Support/SourceLocation.h"
@@ -188,6 +189,25 @@ static std::string unplannableChip() {
     if (*fill < 0)
       return named(*fill, "is a negative time");
   return "";
+}
+
+static cl::opt<std::string> resourceReport(
+    "resource-report", cl::init(""),
+    cl::desc("when the kernel does not fit a PE, write what it is short of to this file as "
+             "JSON {\"resource\", \"required\", \"limit\"} (the Python backend's OutOfResources)"));
+
+/// Writes --resource-report for a compile that failed for `shortage`.
+static void writeResourceReport(const std::optional<triton_mtia::mtia::ResourceShortage> &shortage) {
+  if (resourceReport.empty() || !shortage)
+    return;
+  std::error_code error;
+  llvm::raw_fd_ostream os(resourceReport, error);
+  if (error)
+    return;
+  llvm::json::Object report{{"resource", triton_mtia::mtia::resourceName(shortage->resource)},
+                            {"required", shortage->required},
+                            {"limit", shortage->limit}};
+  os << llvm::json::Value(std::move(report)) << "\n";
 }
 
 static cl::opt<bool> noScalarCost(
@@ -368,6 +388,9 @@ static int compileKernel() {
   // kernel's.
   std::string diagnostics;
   bool buffering = true, outOfCbs = false, outOfMemory = false;
+  // What mtia-assign-cbs found the last attempt short of (a typed result,
+  // ResourceShortage.h), and the first attempt's, which an error reports.
+  std::optional<triton_mtia::mtia::ResourceShortage> shortage, asWrittenShortage;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     StringRef severity = diag.getSeverity() == DiagnosticSeverity::Error ? "error"
                          : diag.getSeverity() == DiagnosticSeverity::Warning
@@ -395,12 +418,6 @@ static int compileKernel() {
     printDiagnostic(os, severity, triton_mtia::getSourceLoc(diag.getLocation()), message);
     for (Diagnostic &note : diag.getNotes())
       printDiagnostic(os, "note", triton_mtia::getSourceLoc(note.getLocation()), note.str());
-    if (diag.getSeverity() == DiagnosticSeverity::Error &&
-        StringRef(message).contains("circular buffers live at once"))
-      outOfCbs = true;
-    if (diag.getSeverity() == DiagnosticSeverity::Error &&
-        StringRef(message).contains("bytes of local memory for its tiles"))
-      outOfMemory = true;
     return success();
   });
 
@@ -498,6 +515,7 @@ static int compileKernel() {
     OwningOpRef<ModuleOp> source = module->clone();
     if (parts > kMaxBlockParts) {
       llvm::errs() << asWritten;
+      writeResourceReport(asWrittenShortage);
       return 1;
     }
     if (parts > 1) {
@@ -511,6 +529,7 @@ static int compileKernel() {
         source->walk([&](Operation *op) { applied |= op->hasAttr("mtia.split_factor"); });
       if (!applied) {
         llvm::errs() << asWritten;
+        writeResourceReport(asWrittenShortage);
         return 1;
       }
     }
@@ -519,9 +538,14 @@ static int compileKernel() {
       // Loads issued early go with command pipelining (its switch).
       auto attempt = [&](bool pipelineCommands, bool splitLoops, bool loadsEarly) {
         diagnostics.clear();
-        outOfCbs = outOfMemory = false;
         lowered = source->clone();
-        return succeeded(lower(*lowered, level, pipelineCommands, splitLoops, loadsEarly, parts));
+        (void)triton_mtia::mtia::takeResourceShortage();
+        bool done = succeeded(lower(*lowered, level, pipelineCommands, splitLoops, loadsEarly, parts));
+        shortage = triton_mtia::mtia::takeResourceShortage();
+        using triton_mtia::mtia::Resource;
+        outOfCbs = !done && shortage && shortage->resource == Resource::CircularBuffers;
+        outOfMemory = !done && shortage && shortage->resource == Resource::LocalMemory;
+        return done;
       };
       const bool early = !noCommandPipelining;
       if (attempt(!noCommandPipelining, !noLoopSplitting, early))
@@ -545,14 +569,17 @@ static int compileKernel() {
       if (changed(triton_mtia::mtia::kEarlyLoadsAttr) && (outOfCbs || outOfMemory) &&
           attempt(false, false, false))
         break;
-      if (parts == 1 && level == 0)
+      if (parts == 1 && level == 0) {
         asWritten = diagnostics;
+        asWrittenShortage = shortage;
+      }
       if (outOfMemory) {
         finer = true;
         break;
       }
       if (!outOfCbs || level == 3) {
         llvm::errs() << (outOfCbs ? asWritten : diagnostics);
+        writeResourceReport(outOfCbs ? asWrittenShortage : shortage);
         return 1;
       }
     }

@@ -21,6 +21,7 @@ import functools
 import hashlib
 import math
 import os
+import json
 import re
 import sys
 import shutil
@@ -174,13 +175,16 @@ def _digest(path: Optional[str]) -> str:
 
 def run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
              command: Callable[[str, str], List[str]], diagnostics: Optional[list] = None,
-             served: bool = False, side_outputs: Optional[Dict[str, bytes]] = None) -> bytes:
+             served: bool = False, side_outputs: Optional[Dict[str, bytes]] = None,
+             failure_report: Optional[str] = None) -> bytes:
     """Writes `text` to NAME.in_ext in a fresh temporary directory, runs
     `command(input, output)` there, and returns the bytes of NAME.out_ext.
     `served`: the command is `triton-mtia-compile`'s, which this process's
     compile server runs (compile_server.py). `side_outputs`: its keys are
     extensions of files NAME.<ext> the command also writes; they are read
-    into it.
+    into it. `failure_report`: the extension of a JSON file NAME.<ext> a
+    failed command may write (the compiler's --resource-report), handed to
+    the error.
 
     On failure raises CompilationError with the tool's stderr and the command
     line, keeping the directory so that the command can be re-run by hand."""
@@ -204,13 +208,15 @@ def run_tool(stage: str, name: str, text: str, in_ext: str, out_ext: str,
             "compiler bug: please report it with the inputs kept below", workdir) from None
     if returncode != 0:
         crashed = returncode < 0  # a signal: a compiler bug, whatever the input
+        report = Path(workdir, f"{stem}.{failure_report}") if failure_report else None
+        shortage = json.loads(report.read_text()) if report is not None and report.is_file() else None
         kept = workdir if settings.keep_failed_temps or crashed else None
         if kept is None:
             shutil.rmtree(workdir, ignore_errors=True)
         if crashed:
             output = (f"error: kernel '{name}': {Path(cmd[0]).name} crashed ({_signal_name(-returncode)}); this is "
                       f"a compiler bug: please report it with the inputs kept below\n{output}")
-        raise CompilationError.from_tool(stage, cmd, returncode, output, kept)
+        raise CompilationError.from_tool(stage, cmd, returncode, output, kept, shortage)
     result = Path(out).read_bytes()
     # Files the command wrote beside its output, `NAME.<ext>` for each key.
     for ext in side_outputs or {}:
@@ -409,9 +415,11 @@ class MTIABackend(BaseBackend):
 
         def command(src, out):
             also = [f"--llvm-ir-out={Path(out).with_suffix('.ll')}"] if side is not None else []
-            return [compiler, src, "-o", out, *flags, *also]
+            report = f"--resource-report={Path(out).with_suffix('.resources.json')}"
+            return [compiler, src, "-o", out, *flags, *also, report]
 
-        source = run_tool(stage, name, str(mod), "ttir", ext, command, remarks, served=True, side_outputs=side)
+        source = run_tool(stage, name, str(mod), "ttir", ext, command, remarks, served=True, side_outputs=side,
+                          failure_report="resources.json")
         if side is not None:
             metadata[_LLIR_KEY] = side["ll"].decode()
         # An edited kernel replaces what the compiler made (settings.override_dir).

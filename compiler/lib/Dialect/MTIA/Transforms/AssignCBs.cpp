@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
+#include "triton-mtia/Dialect/MTIA/Transforms/ResourceShortage.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -433,6 +434,8 @@ struct MTIAAssignCBs
     Colouring colouring = colour(ranges);
     if (static_cast<int64_t>(colouring.size()) > numCbs &&
         (!stacking || !stack(ranges, lives, colouring))) {
+      recordResourceShortage({Resource::CircularBuffers,
+                              static_cast<int64_t>(colouring.size()), numCbs.getValue()});
       func.emitError() << "kernel needs " << colouring.size()
                        << " circular buffers live at once; an MTIA PE has "
                        << numCbs.getValue() << " (split the kernel or use smaller blocks)";
@@ -447,6 +450,7 @@ struct MTIAAssignCBs
     for (int64_t bytes : physBytes)
       total += bytes;
     if (total > localMemoryBytes) {
+      recordResourceShortage({Resource::LocalMemory, total, localMemoryBytes.getValue()});
       func.emitError() << "kernel needs " << total
                        << " bytes of local memory for its tiles; an MTIA PE has "
                        << localMemoryBytes.getValue() << " (use smaller blocks)";
