@@ -23,6 +23,7 @@
 #include "triton-mtia/Dialect/MTIA/Transforms/ResourceShortage.h"
 #include "triton-mtia/Dialect/TT/Transforms/Passes.h"
 #include "triton-mtia/InitAllDialects.h"
+#include "triton-mtia/Pipeline/Pipeline.h"
 #include "triton-mtia/Support/SourceLocation.h"
 #include "triton-mtia/Target/Cpp/MTIAToCpp.h"
 #include "triton-mtia/Target/LLVMIR/MTIAToLLVMIR.h"
@@ -456,52 +457,31 @@ static int compileKernel() {
                 std::to_string(parts) + " parts" + (pipelineCommands ? "" : ", commands in order") +
                 (splitLoops ? "" : ", loops whole") + (loadsEarly ? "" : ", loads in place") + ")";
     pm.addInstrumentation(std::make_unique<StageInstrumentation>(attempt));
-    triton_mtia::ConvertTTToMTIAOptions lowering;
-    lowering.dmaReport = dmaReport;
-    lowering.poisonMaskedLoads = poisonMaskedLoads;
-    lowering.rematerialize = rematerialize;
-    lowering.indexMath = !noIndexMath;
-    lowering.libdeviceUnit = libdeviceUnit;
-    pm.addPass(triton_mtia::tt::createTTI1ArithToLogic());
-    pm.addPass(triton_mtia::tt::createTTDecomposeCat());
-    pm.addPass(triton_mtia::tt::createTTDecomposeDotScaled());
-    if (splitLoops)
-      pm.addPass(triton_mtia::tt::createTTSplitMaskedLoops());
-    pm.addPass(triton_mtia::createConvertTTToMTIA(lowering));
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-    pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIALegalizeRank());
-    if (!noEffectiveShapes)
-      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAEffectiveShapes());
-    if (pipelineCommands)
-      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAPipelineCommands());
-    if (loadsEarly)
-      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAIssueLoadsEarly());
-    if (!noMemoryOrder)
-      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAOrderMemory());
-    if (!noVectorCoreSharing) {
-      triton_mtia::mtia::MTIAShareVectorCoreOptions sharing;
-      sharing.split = !noElementwiseSplitting;
-      sharing.fuse = !noVectorLoopFusion;
-      sharing.seLanes = seLanes;
-      sharing.seFillCycles = seFillCycles;
-      sharing.vecBytesPerCycle = vecBytesPerCycle;
-      sharing.vecFillCycles = vecFillCycles;
-      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAShareVectorCore(sharing));
-    }
-    if (!noVectorLoopFusion)
-      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAFuseVectorLoops());
-    pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAReplaceFront());
-    triton_mtia::mtia::MTIAAssignCBsOptions cbs;
-    cbs.numStages = std::max<int64_t>(numStages, 1);
-    cbs.stacking = !noCbStacking;
-    cbs.numCbs = numCbs;
-    cbs.localMemoryBytes = localMemoryBytes;
-    pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAAssignCBs(cbs));
-    if (!noDualIssue)
-      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIADualIssue());
-    if (!noScalarCost)
-      pm.addNestedPass<func::FuncOp>(triton_mtia::mtia::createMTIAScalarCost());
+    triton_mtia::MTIAPipelineOptions options;
+    options.dmaReport = dmaReport;
+    options.poisonMaskedLoads = poisonMaskedLoads;
+    options.rematerialize = rematerialize;
+    options.indexMath = !noIndexMath;
+    options.libdeviceUnit = libdeviceUnit;
+    options.loopSplitting = splitLoops;
+    options.effectiveShapes = !noEffectiveShapes;
+    options.commandPipelining = pipelineCommands;
+    options.loadsEarly = loadsEarly;
+    options.memoryOrder = !noMemoryOrder;
+    options.vectorCoreSharing = !noVectorCoreSharing;
+    options.elementwiseSplitting = !noElementwiseSplitting;
+    options.vectorLoopFusion = !noVectorLoopFusion;
+    options.cbStacking = !noCbStacking;
+    options.numStages = numStages;
+    options.dualIssue = !noDualIssue;
+    options.scalarCost = !noScalarCost;
+    options.numCbs = numCbs;
+    options.localMemoryBytes = localMemoryBytes;
+    options.seLanes = seLanes;
+    options.seFillCycles = seFillCycles;
+    options.vecBytesPerCycle = vecBytesPerCycle;
+    options.vecFillCycles = vecFillCycles;
+    triton_mtia::buildMTIAPipeline(pm, options);
     return pm.run(m);
   };
   // Too many tiles live at once (beyond what mtia-assign-cbs can stack):

@@ -10,6 +10,7 @@
 #include "triton-mtia/Dialect/MTIA/Transforms/Passes.h"
 #include "triton-mtia/Dialect/TT/Transforms/Passes.h"
 #include "triton-mtia/InitAllDialects.h"
+#include "triton-mtia/Pipeline/Pipeline.h"
 #include "triton-mtia/Target/Cpp/MTIAToCpp.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   mlir::triton_mtia::registerTritonMTIAConversionPasses();
   mlir::triton_mtia::mtia::registerTritonMTIATransformsPasses();
   mlir::triton_mtia::tt::registerTritonMTIATTTransformsPasses();
+  mlir::triton_mtia::registerMTIAPipelines();
   mlir::DialectRegistry registry;
   mlir::triton_mtia::registerAllDialects(registry);
   return mlir::asMainReturnCode(
