@@ -192,6 +192,10 @@ static std::string unplannableChip() {
   return "";
 }
 
+static cl::opt<bool> fromMtia(
+    "from-mtia",
+    cl::desc("the input is a module at the mtia level (CBs assigned, as --emit-mlir prints "
+             "it): emit it as it is, running no pass (the emitters' lit tests)"));
 static cl::opt<std::string> resourceReport(
     "resource-report", cl::init(""),
     cl::desc("when the kernel does not fit a PE, write what it is short of to this file as "
@@ -491,7 +495,7 @@ static int compileKernel() {
   // nothing fits, the kernel as written is what the error describes.
   OwningOpRef<ModuleOp> lowered;
   std::string asWritten;
-  for (int64_t parts = 1;; parts *= 2) {
+  for (int64_t parts = 1; !fromMtia; parts *= 2) {
     OwningOpRef<ModuleOp> source = module->clone();
     if (parts > kMaxBlockParts) {
       llvm::errs() << asWritten;
@@ -568,7 +572,8 @@ static int compileKernel() {
   }
   llvm::errs() << diagnostics; // remarks of the successful lowering
   buffering = false;
-  module = std::move(lowered);
+  if (!fromMtia)
+    module = std::move(lowered);
 
   std::string error;
   auto output = openOutputFile(outputFile, &error);
