@@ -18,8 +18,8 @@ import triton  # noqa: F401  (import order)
 
 from . import device, inductor, profiler
 from .errors import CompilationError, KernelFault, OutOfResources
+from ._settings import OPTIMIZATIONS, settings
 from .runtime import LaunchStats, TraceRecording, configure, last_launch, presets, simulator, trace
-from .settings import settings
 from .structs import TensorView, struct_type, tensor_view
 
 # torch.device("mtia"), unless PyTorch's autoload already registered it.
@@ -35,6 +35,7 @@ __all__ = [
     "last_launch",
     "trace",
     "settings",
+    "OPTIMIZATIONS",
     "LaunchStats",
     "TraceRecording",
     "inductor",

@@ -24,7 +24,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from .settings import settings
+from ._settings import settings
 
 _simulator = None
 #: One simulator per process, and it runs one launch at a time: launches

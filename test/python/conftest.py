@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import triton_mtia
-from triton_mtia.settings import OPTIMIZATIONS
+from triton_mtia import OPTIMIZATIONS
 
 
 def pytest_addoption(parser):

@@ -5,7 +5,7 @@ import importlib
 import os
 
 import triton_mtia
-from triton_mtia.settings import COMPILER_TOOL, PACKAGE_DIR
+from triton_mtia._settings import COMPILER_TOOL, PACKAGE_DIR
 
 
 def test_simulator_extension_installed():

@@ -10,7 +10,7 @@ import triton
 import triton.language as tl
 
 import triton_mtia
-from triton_mtia.settings import OPTIMIZATIONS
+from triton_mtia import OPTIMIZATIONS
 from triton_mtia.kernels.flash import attention
 from triton_mtia.samples.matmul import matmul, matmul_kernel
 

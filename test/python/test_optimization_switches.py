@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import triton_mtia
-from triton_mtia.settings import OPTIMIZATIONS
+from triton_mtia import OPTIMIZATIONS
 
 HERE = Path(__file__).resolve().parent
 

@@ -34,7 +34,7 @@ import threading
 from pathlib import Path
 from typing import List, Optional, Tuple
 
-from ..settings import settings
+from .._settings import settings
 
 #: Compiles this process sent to a server / ran one-shot.
 served = 0

@@ -37,7 +37,7 @@ from triton._C.libtriton import ir, passes
 from triton.backends.compiler import BaseBackend, GPUTarget, Language
 
 from ..errors import CompilationError
-from ..settings import OPTIMIZATIONS, settings
+from .._settings import OPTIMIZATIONS, settings
 from . import compile_server, object_cache
 
 #: `GPUTarget.backend` of our device; also the entry-point name.

@@ -33,7 +33,7 @@ from typing import Callable, List, Optional
 
 from triton import knobs
 
-from ..settings import settings
+from .._settings import settings
 
 #: Objects this process found in the cache / had to build.
 hits = 0

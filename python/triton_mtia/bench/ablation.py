@@ -86,7 +86,7 @@ from ..kernels import flash as attention_sample
 from ..samples.layernorm import layernorm_kernel
 from ..samples.matmul import matmul_kernel
 from ..samples.softmax import softmax_kernel
-from ..settings import OPTIMIZATIONS
+from .._settings import OPTIMIZATIONS
 
 CONFIGS = ("all", ) + tuple(f"no_{name}" for name in OPTIMIZATIONS)
 

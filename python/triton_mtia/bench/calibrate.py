@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import runtime
 from ..roofline import draw_roofline, roofline_points
-from ..settings import settings
+from .._settings import settings
 
 #: Fake, disjoint device addresses for timing-only launches (never touched).
 _BASE = 1 << 40

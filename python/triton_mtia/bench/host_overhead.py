@@ -212,7 +212,7 @@ def _compile_kernels():
 
 def compile_stages(config: Dict[str, object]) -> Dict[str, Dict[str, float]]:
     """Per kernel, seconds per stage of a cold compile under `config`."""
-    from triton_mtia.settings import settings
+    from triton_mtia import settings
     saved = {name: getattr(settings, name) for name in (*config, "object_cache")}
     try:
         for name, value in config.items():
@@ -249,7 +249,7 @@ def measure_inductor_compile(config_name: str) -> Dict[str, float]:
     """Runs in the process inductor_compile_in_subprocess starts: the stages
     of every kernel Inductor compiles (object cache bypassed), and the
     whole torch.compile."""
-    from triton_mtia.settings import settings
+    from triton_mtia import settings
     for name, value in COMPILE_CONFIGS[config_name].items():
         setattr(settings, name, value)
     settings.object_cache = False

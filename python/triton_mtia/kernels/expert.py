@@ -22,7 +22,7 @@ import torch
 from .. import runtime
 from ..backend import object_cache
 from ..backend.compiler import run_tool
-from ..settings import settings
+from .._settings import settings
 
 #: Programs per launch: one per PE of the 8x8 grid.
 PROGRAMS = 64

@@ -1,7 +1,8 @@
 """Every setting of the Python face, read in one place.
 
-Settings are plain attributes of the module-level ``settings`` object, so a
-program configures the backend in Python::
+Settings are plain attributes of the ``settings`` object, which the package
+exports as ``triton_mtia.settings`` (this module's name is private, so that
+the name means one thing), and a program configures the backend in Python::
 
     import triton_mtia
     triton_mtia.settings.trace_launches = True
