@@ -25,7 +25,6 @@ void triton_mtia::buildMTIAPipeline(OpPassManager &pm, const MTIAPipelineOptions
   ConvertTTToMTIAOptions lowering;
   lowering.dmaReport = options.dmaReport;
   lowering.poisonMaskedLoads = options.poisonMaskedLoads;
-  lowering.rematerialize = options.rematerialize;
   lowering.indexMath = options.indexMath;
   lowering.libdeviceUnit = options.libdeviceUnit;
   pm.addPass(tt::createTTI1ArithToLogic());
@@ -33,6 +32,13 @@ void triton_mtia::buildMTIAPipeline(OpPassManager &pm, const MTIAPipelineOptions
   pm.addPass(tt::createTTDecomposeDotScaled());
   if (options.loopSplitting)
     pm.addPass(tt::createTTSplitMaskedLoops());
+  pm.addPass(tt::createTTInlineCalls());
+  pm.addPass(tt::createTTStructurizeReturns());
+  if (options.rematerialize > 0) {
+    tt::TTRematerializeOptions rematerialize;
+    rematerialize.strength = options.rematerialize;
+    pm.addPass(tt::createTTRematerialize(rematerialize));
+  }
   pm.addPass(createConvertTTToMTIA(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -489,7 +489,7 @@ static int compileKernel() {
     return pm.run(m);
   };
   // Too many tiles live at once (beyond what mtia-assign-cbs can stack):
-  // recompute instead of holding them (Rematerialize.cpp), loads first,
+  // recompute instead of holding them (tt-rematerialize), loads first,
   // then computed tiles too. Tiles too large for local memory: the block in
   // 2, 4, 8, ... parts, when the kernel is elementwise (SplitBlocks.cpp). If
   // nothing fits, the kernel as written is what the error describes.

@@ -40,13 +40,6 @@ def ConvertTTToMTIA : Pass<"convert-tt-to-mtia", "::mlir::ModuleOp"> {
            "it has a lookup table, else the vector core; the vector-core "
            "sharing may move them), se or vec (pinned there; math the SE has "
            "no table for stays on the vector core)">,
-    Option<"rematerialize", "rematerialize", "unsigned", /*default=*/"0",
-           "so that fewer tiles are live at once, give every later use of a "
-           "tile its own copy of what made it: 1 = loads (where no write "
-           "intervenes; moved down to their first use), 2 = loads (not moved) "
-           "and the pure tensor ops computed from them, 3 = both, loads moved. "
-           "triton-mtia-compile retries with 1, 2, 3 when a kernel needs "
-           "more CBs than a PE has">,
   ];
   let dependentDialects = ["::mlir::triton_mtia::mtia::MTIADialect",
                            "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",

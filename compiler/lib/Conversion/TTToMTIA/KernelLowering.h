@@ -158,13 +158,6 @@ StringRef combineKindFor(Block &body);
 StringRef reduceKindFor(tt::ReduceOp op);
 
 
-/// Replaces every tt.call by the callee's body (Structurize.cpp).
-LogicalResult inlineCalls(ModuleOp module);
-/// Turns cf branches around early returns into scf.if (Structurize.cpp).
-LogicalResult structurizeEarlyReturns(tt::FuncOp func);
-/// Gives every later use of a loaded tile (and, from strength 2, of a tile
-/// computed by pure ops) its own copy of what made it (Rematerialize.cpp).
-void rematerialize(tt::FuncOp func, unsigned strength);
 
 /// Lowers one tt.func. Errors are reported at the source op's location and
 /// make `run` fail; the partially built function is then erased.

@@ -649,19 +649,17 @@ struct ConvertTTToMTIA
       module.emitError() << "libdevice-unit must be auto, se or vec, not '" << libdeviceUnit << "'";
       return signalPassFailure();
     }
-    // Kernels are the public functions; noinline device functions that
-    // survived Triton's inliner are inlined here, and early returns become
-    // scf.if, so that each kernel is one block of structured code.
-    if (failed(tt_to_mtia::inlineCalls(module)))
-      return signalPassFailure();
+    // Kernels are the public functions, each one block of structured code
+    // (tt-inline-calls and tt-structurize-returns ran before).
     SmallVector<tt::FuncOp> funcs(module.getOps<tt::FuncOp>());
     for (tt::FuncOp func : funcs) {
       if (func.isPrivate())
         continue;
-      if (failed(tt_to_mtia::structurizeEarlyReturns(func)))
+      if (func.getBody().getBlocks().size() != 1) {
+        func.emitError("convert-tt-to-mtia takes kernels of one block: run tt-inline-calls and "
+                       "tt-structurize-returns first");
         return signalPassFailure();
-      if (rematerialize > 0)
-        tt_to_mtia::rematerialize(func, rematerialize);
+      }
       KernelLowering lowering(func);
       lowering.dmaReport = dmaReport;
       lowering.poisonMaskedLoads = poisonMaskedLoads;

@@ -1,4 +1,4 @@
-// RUN: triton-mtia-opt %s --convert-tt-to-mtia --canonicalize --cse | FileCheck %s
+// RUN: triton-mtia-opt %s --tt-inline-calls --tt-structurize-returns --convert-tt-to-mtia --canonicalize --cse | FileCheck %s
 
 // `if pid * BLOCK >= n: return` becomes an scf.if around the rest of the
 // kernel; a noinline device function is inlined; tl.debug_barrier is a

@@ -1,4 +1,4 @@
-// RUN: triton-mtia-opt %s --convert-tt-to-mtia -split-input-file -verify-diagnostics
+// RUN: triton-mtia-opt %s --tt-inline-calls --tt-structurize-returns --convert-tt-to-mtia -split-input-file -verify-diagnostics
 
 tt.func public @inline_asm(%p: !tt.ptr<f32>) {
   %ps = tt.splat %p : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>

@@ -1,5 +1,5 @@
-// RUN: triton-mtia-opt %s --split-input-file --convert-tt-to-mtia="rematerialize=1" | FileCheck %s --check-prefix=LOADS
-// RUN: triton-mtia-opt %s --split-input-file --convert-tt-to-mtia="rematerialize=2" | FileCheck %s --check-prefix=ALL
+// RUN: triton-mtia-opt %s --split-input-file --tt-rematerialize="strength=1" --convert-tt-to-mtia | FileCheck %s --check-prefix=LOADS
+// RUN: triton-mtia-opt %s --split-input-file --tt-rematerialize="strength=2" --convert-tt-to-mtia | FileCheck %s --check-prefix=ALL
 // RUN: triton-mtia-opt %s --split-input-file --convert-tt-to-mtia | FileCheck %s --check-prefix=NONE
 
 // x is read by exp, by the add and, after y's load, by a mul: with

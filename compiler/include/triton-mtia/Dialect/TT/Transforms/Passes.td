@@ -102,4 +102,44 @@ def TTI1ArithToLogic : Pass<"tt-i1-arith-to-logic", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TTInlineCalls : Pass<"tt-inline-calls", "::mlir::ModuleOp"> {
+  let summary = "Inline the calls of noinline device functions";
+  let description = [{
+    Triton keeps noinline device functions out of line; a PE has no call
+    stack for tiles, so each tt.call is replaced by a copy of its callee's
+    body (its early returns structurized first). Recursion, and a call of a
+    function without a body, are errors at the call (Structurize.cpp).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+def TTStructurizeReturns : Pass<"tt-structurize-returns", "::mlir::ModuleOp"> {
+  let summary = "Make each kernel one block of structured code";
+  let description = [{
+    `if cond: return` reaches ttir as cf.cond_br / cf.br between blocks
+    ending in tt.return. In each kernel (public tt.func), each cond_br
+    becomes an scf.if whose branches hold the successor blocks; a branch
+    that falls through to a merge block continues after the scf.if, and
+    code after a one-sided return moves into the branch that does not
+    return. Any other acyclic CFG is predicated: each block in an scf.if on
+    whether it is reached (Structurize.cpp).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
+def TTRematerialize : Pass<"tt-rematerialize", "::mlir::ModuleOp"> {
+  let summary = "Recompute tiles instead of holding them, for kernels over a PE's CBs";
+  let description = [{
+    Every later use of a loaded tile gets its own copy of the load (moved
+    down to its first use); from strength 2, tiles computed by pure,
+    region-free ops are recomputed too (strength 3 with the loads moved).
+    A load is copied only where no op between may write memory. The
+    compiler runs it, in increasing strengths, only on a kernel that needs
+    more CBs than a PE has otherwise (Rematerialize.cpp).
+  }];
+  let options = [
+    Option<"strength", "strength", "unsigned", "1", "1: loads; 2: computed tiles too; 3: and loads moved">,
+  ];
+}
+
 #endif // TRITON_MTIA_TT_PASSES

@@ -23,7 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelLowering.h"
+#include "triton-mtia/Dialect/TT/Transforms/Passes.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
@@ -31,7 +31,9 @@
 using namespace mlir;
 using namespace mlir::triton_mtia;
 
-namespace mlir::triton_mtia::tt_to_mtia {
+namespace mlir::triton_mtia::tt {
+#define GEN_PASS_DEF_TTREMATERIALIZE
+#include "triton-mtia/Dialect/TT/Transforms/Passes.h.inc"
 
 /// True if `op`, or anything nested in it, may write memory. Ops say so
 /// through their memory effects; ops with recursive effects are judged by
@@ -133,4 +135,15 @@ void rematerialize(tt::FuncOp func, unsigned strength) {
     rematerializeBlock(*block, computed, sinkLoads);
 }
 
-} // namespace mlir::triton_mtia::tt_to_mtia
+namespace {
+struct TTRematerialize : impl::TTRematerializeBase<TTRematerialize> {
+  using TTRematerializeBase::TTRematerializeBase;
+  void runOnOperation() override {
+    for (tt::FuncOp func : getOperation().getOps<tt::FuncOp>())
+      if (!func.isPrivate())
+        rematerialize(func, strength);
+  }
+};
+} // namespace
+
+} // namespace mlir::triton_mtia::tt

@@ -1,4 +1,4 @@
-//===- Structurize.cpp - Calls and early returns, before lowering ---===//
+//===- Structurize.cpp - Calls and early returns, before lowering ---------===//
 //
 // Two rewrites of the `tt` input that make every kernel one block of
 // structured code, which is what the lowering walks:
@@ -16,7 +16,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelLowering.h"
+#include "triton-mtia/Dialect/TT/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -27,7 +31,10 @@
 using namespace mlir;
 using namespace mlir::triton_mtia;
 
-namespace mlir::triton_mtia::tt_to_mtia {
+namespace mlir::triton_mtia::tt {
+#define GEN_PASS_DEF_TTINLINECALLS
+#define GEN_PASS_DEF_TTSTRUCTURIZERETURNS
+#include "triton-mtia/Dialect/TT/Transforms/Passes.h.inc"
 
 namespace {
 /// How a flattened block ends: with a tt.return, or by branching to `next`.
@@ -446,4 +453,21 @@ LogicalResult inlineCalls(ModuleOp module) {
   }
 }
 
-} // namespace mlir::triton_mtia::tt_to_mtia
+namespace {
+struct TTInlineCalls : impl::TTInlineCallsBase<TTInlineCalls> {
+  void runOnOperation() override {
+    if (failed(inlineCalls(getOperation())))
+      signalPassFailure();
+  }
+};
+
+struct TTStructurizeReturns : impl::TTStructurizeReturnsBase<TTStructurizeReturns> {
+  void runOnOperation() override {
+    for (tt::FuncOp func : llvm::make_early_inc_range(getOperation().getOps<tt::FuncOp>()))
+      if (!func.isPrivate() && failed(structurizeEarlyReturns(func)))
+        return signalPassFailure();
+  }
+};
+} // namespace
+
+} // namespace mlir::triton_mtia::tt
