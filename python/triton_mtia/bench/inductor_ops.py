@@ -20,7 +20,10 @@ on float64 inputs is at most 2x, in float16 and bfloat16 3x, eager's own).
 Inductor computes low-precision ops in float32 and rounds once, where the
 CPU's eager kernels round at every step, so at float16 the two differ in
 the last bits while the compiled one is often the closer; such samples are
-counted apart (`within_rounding`). Each op gets one status:
+counted apart (`within_rounding`). An integer or bool result is judged by
+the same rule on its values (`rounding_explains`): computed from floats (a
+cast, a comparison), it may be off the float64 run's in no more places
+than eager's is; computed from integers alone, only eager's result passes. Each op gets one status:
 
 * ``chip``: every sample matches, and TorchInductor's Triton kernels ran on
   the simulated chip;
