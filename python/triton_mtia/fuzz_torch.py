@@ -712,10 +712,10 @@ class Generator:
     def _call(self, e: OpEntry, inp, args, kwargs, names) -> str:
         parts = [_render(inp, names)] + [_render(a, names) for a in args]
         if e.name in SHIFTS and len(parts) > 1 and isinstance(inp, Slot):
-            # A shift count within [0, bits): PyTorch defines the others
-            # (eager saturates them), but Inductor's kernels shift as
-            # LLVM does, where they are poison, on every device (upstream
-            # Triton's frontend folds `x >> x` to 0).
+            # A shift count within [0, bits): eager PyTorch defines the
+            # others (it saturates them), but Inductor's Triton kernels
+            # shift unguarded, and in Triton, as in LLVM, such a shift is
+            # undefined (upstream Triton's frontend folds `x >> x` to 0).
             bits = torch_bits(inp.dtype)
             parts[1] = f"({parts[1]} & {bits - 1})"
         parts += [f"{k}={_render(v, names)}" for k, v in kwargs.items()]

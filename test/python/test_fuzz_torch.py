@@ -293,9 +293,9 @@ def test_integer_results_of_floats_within_rounding(gen):
 
 def test_shift_counts_stay_within_the_bit_width():
     """Seed 13568: `x >> x` of int32 values in [-20, 20]. Eager saturates a
-    negative count; Inductor's kernels shift as LLVM does, where it is
-    poison (upstream Triton's frontend folds `x >> x` to 0). The generator
-    keeps counts within the width."""
+    negative count; Inductor's Triton kernels shift unguarded, and such a
+    shift is undefined in Triton as in LLVM (upstream Triton's frontend
+    folds `x >> x` to 0). The generator keeps counts within the width."""
     p = fuzz_torch.Generator(13568).program()
     shifts = [n.expr for n in p.nodes if "shift" in n.op]
     assert shifts and all("& 31)" in e for e in shifts), p.source()
