@@ -6,10 +6,9 @@ chip is refused at launch instead of faulting."""
 import pytest
 import torch
 import triton
-import triton.language as tl
 
 import triton_mtia
-from triton_mtia import runtime
+from triton_mtia.samples import vector_add
 
 
 @pytest.fixture(autouse=True)
@@ -19,22 +18,13 @@ def _default_chip():
     triton_mtia.configure(preset)  # later tests run on the chip they expect
 
 
-@triton.jit
-def _scale_add(x_ptr, y_ptr, o_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    y = tl.load(y_ptr + offs, mask=m)
-    tl.store(o_ptr + offs, x * 2.0 + y * y - 1.0, mask=m)
-
-
 def _launch(x, y):
-    """A block of 8192 fp32 elements: three 32 KiB tiles, double-buffered
-    on the default chip (384 KiB of local memory)."""
+    """The sample vector add in blocks of 8192 fp32 elements: three 32 KiB
+    tiles, double-buffered on the default chip (384 KiB of local memory)."""
     n = x.numel()
     o = torch.empty_like(x)
-    kernel = _scale_add[(triton.cdiv(n, 8192), )](x, y, o, n, BLOCK=8192)
-    torch.testing.assert_close(o, x * 2 + y * y - 1)
+    kernel = vector_add.add_kernel[(triton.cdiv(n, 8192), )](x, y, o, n, BLOCK=8192)
+    torch.testing.assert_close(o, x + y)
     return kernel
 
 

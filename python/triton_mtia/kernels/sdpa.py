@@ -44,18 +44,37 @@ MAX_HEAD_DIM = 256
 
 
 @triton.jit
-def _scores(q, k_ptrs, k_ok, bias_ptrs, bias_ok, offs_m, cols, L, S, scale_log2, CAUSAL: tl.constexpr,
-            HAS_BIAS: tl.constexpr):
+def _query_rows(BLOCK_M: tl.constexpr, H, GROUP, L):
+    """A forward or dQ program's rows: (first row, batch x head, batch,
+    head, key head, rows, which rows exist)."""
+    start_m = tl.program_id(0) * BLOCK_M
+    bh = tl.program_id(1)
+    h = bh % H
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    return start_m, bh, bh // H, h, h // GROUP, offs_m, offs_m < L
+
+
+@triton.jit
+def _scores(q, k, bias_ptrs, valid, offs_m, cols, scale_log2, CAUSAL: tl.constexpr, HAS_BIAS: tl.constexpr):
     """One block of base-2 scores q k^T * scale (+ the mask), -inf where
-    masked or out of range; and the validity of each element."""
-    k = tl.load(k_ptrs, mask=k_ok, other=0.0)
+    masked or outside `valid` (the rows and columns that exist): the
+    forward's, and what the dQ kernel recomputes. (The dK/dV kernel, over
+    key blocks, writes the same in its own order, which the compiler
+    schedules 4% faster there.)"""
     s = tl.dot(q, tl.trans(k)) * scale_log2
     if HAS_BIAS:
-        s += tl.load(bias_ptrs, mask=bias_ok, other=0.0).to(tl.float32) * 1.4426950408889634
-    valid = (offs_m[:, None] < L) & (cols[None, :] < S)
+        s += tl.load(bias_ptrs, mask=valid, other=0.0).to(tl.float32) * 1.4426950408889634
     if CAUSAL:
         valid = valid & (offs_m[:, None] >= cols[None, :])
-    return tl.where(valid, s, float("-inf")), k
+    return tl.where(valid, s, float("-inf"))
+
+
+@triton.jit
+def _lse2(lse_ptr, bh, L, offs_m):
+    """The rows' log-sum-exp in base 2, 0 where a row saw no key (its
+    recomputed scores are all -inf, and so its probabilities 0)."""
+    lse = tl.load(lse_ptr + bh * L + offs_m, mask=offs_m < L, other=0.0)
+    return tl.where(lse == float("-inf"), 0.0, lse * 1.4426950408889634)
 
 
 @triton.jit
@@ -73,16 +92,10 @@ def _sdpa_forward(q_ptr, k_ptr, v_ptr, bias_ptr, o_ptr, lse_ptr,  #
                   H, L, S, D, DV, GROUP, scale_log2, dropout_p, seed,  #
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_DV: tl.constexpr,
                   CAUSAL: tl.constexpr, HAS_BIAS: tl.constexpr, DROPOUT: tl.constexpr):
-    start_m = tl.program_id(0) * BLOCK_M
-    bh = tl.program_id(1)
-    b = bh // H
-    h = bh % H
-    hk = h // GROUP
-    offs_m = start_m + tl.arange(0, BLOCK_M)
+    start_m, bh, b, h, hk, offs_m, row_ok = _query_rows(BLOCK_M, H, GROUP, L)
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
     offs_dv = tl.arange(0, BLOCK_DV)
-    row_ok = offs_m < L
     q = tl.load(q_ptr + b * sqb + h * sqh + offs_m[:, None] * sqm + offs_d[None, :] * sqd,
                 mask=row_ok[:, None] & (offs_d[None, :] < D), other=0.0)
     m_i = tl.full((BLOCK_M, ), float("-inf"), tl.float32)
@@ -92,10 +105,10 @@ def _sdpa_forward(q_ptr, k_ptr, v_ptr, bias_ptr, o_ptr, lse_ptr,  #
     for start_n in range(0, hi, BLOCK_N):
         cols = start_n + offs_n
         col_ok = cols < S
-        s, k = _scores(q, k_ptr + b * skb + hk * skh + cols[:, None] * skn + offs_d[None, :] * skd,
-                       col_ok[:, None] & (offs_d[None, :] < D),
-                       bias_ptr + b * sbb + h * sbh + offs_m[:, None] * sbm + cols[None, :] * sbn,
-                       row_ok[:, None] & col_ok[None, :], offs_m, cols, L, S, scale_log2, CAUSAL, HAS_BIAS)
+        k = tl.load(k_ptr + b * skb + hk * skh + cols[:, None] * skn + offs_d[None, :] * skd,
+                    mask=col_ok[:, None] & (offs_d[None, :] < D), other=0.0)
+        s = _scores(q, k, bias_ptr + b * sbb + h * sbh + offs_m[:, None] * sbm + cols[None, :] * sbn,
+                    row_ok[:, None] & col_ok[None, :], offs_m, cols, scale_log2, CAUSAL, HAS_BIAS)
         m_new = tl.maximum(m_i, tl.max(s, 1))
         # A row that has seen no key yet keeps its maximum at -inf: its
         # exponentials are taken against 0 (all 0), not -inf - -inf.
@@ -125,16 +138,10 @@ def _sdpa_backward_dq(q_ptr, k_ptr, v_ptr, bias_ptr, o_ptr, do_ptr, lse_ptr, del
                       H, L, S, D, DV, GROUP, scale, dropout_p, seed,  #
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_DV: tl.constexpr,
                       CAUSAL: tl.constexpr, HAS_BIAS: tl.constexpr, DROPOUT: tl.constexpr, WRITE_DS: tl.constexpr):
-    start_m = tl.program_id(0) * BLOCK_M
-    bh = tl.program_id(1)
-    b = bh // H
-    h = bh % H
-    hk = h // GROUP
-    offs_m = start_m + tl.arange(0, BLOCK_M)
+    start_m, bh, b, h, hk, offs_m, row_ok = _query_rows(BLOCK_M, H, GROUP, L)
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
     offs_dv = tl.arange(0, BLOCK_DV)
-    row_ok = offs_m < L
     q_ok = row_ok[:, None] & (offs_d[None, :] < D)
     o_ok = row_ok[:, None] & (offs_dv[None, :] < DV)
     q = tl.load(q_ptr + b * sqb + h * sqh + offs_m[:, None] * sqm + offs_d[None, :] * sqd, mask=q_ok, other=0.0)
@@ -143,18 +150,16 @@ def _sdpa_backward_dq(q_ptr, k_ptr, v_ptr, bias_ptr, o_ptr, do_ptr, lse_ptr, del
     o = tl.load(o_ptr + b * sob + h * soh + offs_m[:, None] * som + offs_dv[None, :] * sod, mask=o_ok, other=0.0)
     delta = tl.sum(do.to(tl.float32) * o.to(tl.float32), 1)
     tl.store(delta_ptr + bh * L + offs_m, delta, mask=row_ok)
-    lse = tl.load(lse_ptr + bh * L + offs_m, mask=row_ok, other=0.0)
-    lse2 = tl.where(lse == float("-inf"), 0.0, lse * 1.4426950408889634)
+    lse2 = _lse2(lse_ptr, bh, L, offs_m)
     dq = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
     hi = tl.minimum(start_m + BLOCK_M, S) if CAUSAL else S
     for start_n in range(0, hi, BLOCK_N):
         cols = start_n + offs_n
         col_ok = cols < S
-        s, k = _scores(q, k_ptr + b * skb + hk * skh + cols[:, None] * skn + offs_d[None, :] * skd,
-                       col_ok[:, None] & (offs_d[None, :] < D),
-                       bias_ptr + b * sbb + h * sbh + offs_m[:, None] * sbm + cols[None, :] * sbn,
-                       row_ok[:, None] & col_ok[None, :], offs_m, cols, L, S, scale * 1.4426950408889634, CAUSAL,
-                       HAS_BIAS)
+        k = tl.load(k_ptr + b * skb + hk * skh + cols[:, None] * skn + offs_d[None, :] * skd,
+                    mask=col_ok[:, None] & (offs_d[None, :] < D), other=0.0)
+        s = _scores(q, k, bias_ptr + b * sbb + h * sbh + offs_m[:, None] * sbm + cols[None, :] * sbn,
+                    row_ok[:, None] & col_ok[None, :], offs_m, cols, scale * 1.4426950408889634, CAUSAL, HAS_BIAS)
         p = tl.math.exp2(s - lse2[:, None])
         v = tl.load(v_ptr + b * svb + hk * svh + cols[:, None] * svn + offs_dv[None, :] * svd,
                     mask=col_ok[:, None] & (offs_dv[None, :] < DV), other=0.0)
@@ -210,8 +215,7 @@ def _sdpa_backward_dkdv(q_ptr, k_ptr, v_ptr, bias_ptr, do_ptr, lse_ptr, delta_pt
             valid = row_ok[:, None] & col_ok[None, :]
             if CAUSAL:
                 valid = valid & (offs_m[:, None] >= cols[None, :])
-            lse = tl.load(lse_ptr + bh * L + offs_m, mask=row_ok, other=0.0)
-            lse2 = tl.where(lse == float("-inf"), 0.0, lse * 1.4426950408889634)
+            lse2 = _lse2(lse_ptr, bh, L, offs_m)
             p = tl.where(valid, tl.math.exp2(s - lse2[:, None]), 0.0)
             do = tl.load(do_ptr + b * sdob + h * sdoh + offs_m[:, None] * sdom + offs_dv[None, :] * sdod,
                          mask=row_ok[:, None] & (offs_dv[None, :] < DV), other=0.0)
